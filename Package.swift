@@ -1,0 +1,124 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// One settings list for every Swift target: Swift 6 language mode everywhere.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "MediaNode",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "medianode", targets: ["medianode"]),
+        .executable(name: "medianode-bench", targets: ["medianode-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    ],
+    targets: [
+        // MARK: - C libraries at the edge
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-pbutils-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
+        ),
+
+        // MARK: - Transport
+        .target(
+            name: "MQTTTransport",
+            dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Core (plain Swift, no MQTT, SQL or GStreamer)
+        .target(name: "RemoteCommands", swiftSettings: swiftSettings),
+        .target(name: "Playback", swiftSettings: swiftSettings),
+        .target(name: "NowPlaying", dependencies: ["Playback"], swiftSettings: swiftSettings),
+        .target(name: "ContentTree", swiftSettings: swiftSettings),
+
+        // MARK: - Edges: storage and audio
+        .target(
+            name: "CatalogStore",
+            dependencies: [
+                "ContentTree",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GStreamerAudio",
+            dependencies: ["CGStreamer", "Playback", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - The node that wires them
+        .target(
+            name: "MediaNode",
+            dependencies: [
+                "MQTTTransport", "RemoteCommands", "Playback", "NowPlaying", "ContentTree",
+                "CatalogStore", "GStreamerAudio",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Executables
+        .executableTarget(
+            name: "medianode",
+            dependencies: [
+                "MediaNode",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "medianode-bench",
+            dependencies: [
+                "MediaNode", "MediaNodeTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Test support and tests
+        .target(
+            name: "MediaNodeTesting",
+            dependencies: ["MQTTTransport", "Playback", "CGStreamer", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MediaNodeCoreTests",
+            dependencies: ["RemoteCommands", "Playback", "NowPlaying", "ContentTree", "MediaNodeTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GStreamerAudioTests",
+            dependencies: ["GStreamerAudio", "MediaNodeTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CatalogStoreTests",
+            dependencies: ["CatalogStore", "MediaNodeTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MediaNodeIntegrationTests",
+            dependencies: ["MediaNode", "MediaNodeTesting", "MQTTTransport"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

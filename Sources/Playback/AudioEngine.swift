@@ -1,0 +1,115 @@
+/// Identifies one load of one item into the engine, so a fact can be traced to the load that caused it.
+///
+/// The core hands out a new token for every `load` and every `preloadNext`; a fact stamped with an older
+/// token than the one the core is waiting for is stale and must not satisfy the wait.
+public struct PlaybackToken: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt64
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { "#\(rawValue)" }
+}
+
+/// What the engine is doing, as the engine itself reports it.
+public enum EngineState: String, Sendable {
+    case idle, loading, paused, playing
+}
+
+/// Tags read from a stream (GStreamer tag messages, ICY metadata).
+public struct StreamTags: Sendable, Equatable {
+    public var title: String?
+    public var artist: String?
+    public var albumTitle: String?
+    public var genre: String?
+    public var composer: String?
+    public var releaseDate: String?
+    public var albumTrackNumber: Int?
+    public var albumTrackCount: Int?
+    public var discNumber: Int?
+    public var discCount: Int?
+    /// Encoded image bytes of an embedded picture (front cover preferred), if the stream carries one.
+    public var image: [UInt8]?
+    public var imageMimeType: String?
+
+    public init() {}
+
+    public var isEmpty: Bool { self == StreamTags() }
+}
+
+/// An audio stream inside the current item, as a language option (S1: enable/disableLanguageOption).
+public struct AudioStreamOption: Sendable, Equatable {
+    public var index: Int
+    /// BCP 47 language tag, if the stream names one.
+    public var languageTag: String?
+    public var isActive: Bool
+    public init(index: Int, languageTag: String?, isActive: Bool) {
+        self.index = index
+        self.languageTag = languageTag
+        self.isActive = isActive
+    }
+}
+
+/// A raw fact the audio engine reports. Only the core decides what a fact means.
+public enum AudioFact: Sendable, Equatable {
+    /// The engine reached a new steady state.
+    case stateChanged(EngineState, PlaybackToken)
+    /// The item with this token started producing audio (also after a gapless switch).
+    case streamStarted(PlaybackToken)
+    /// The item with this token played to its end and nothing was queued after it.
+    case endOfStream(PlaybackToken)
+    /// The item could not be played (missing file, corrupt data, dead URL) or the output failed.
+    case error(PlaybackToken, AudioError)
+    case tags(PlaybackToken, StreamTags)
+    /// Duration became known or changed; nil for a live stream.
+    case duration(PlaybackToken, Double?)
+    case buffering(PlaybackToken, percent: Int)
+}
+
+public struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// The item itself is bad: missing, unreadable, undecodable, unreachable.
+        case item
+        /// The audio output is gone (S4 deviceNotFound).
+        case device
+        /// Anything else the engine could not do.
+        case engine
+    }
+    public var kind: Kind
+    public var message: String
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+    public var description: String { "\(kind.rawValue): \(message)" }
+}
+
+/// The audio engine the core drives. One implementation plays through GStreamer; the testing library
+/// has an in-memory twin so the core is tested without GStreamer.
+///
+/// Every method may block briefly on the engine's own executor; none runs blocking work on the
+/// caller's thread.
+public protocol AudioEngine: AnyObject, Sendable {
+    /// Facts in the order the engine observed them. There is one stream per engine.
+    var facts: AsyncStream<AudioFact> { get }
+
+    /// Replaces whatever is loaded with `uri` (a file path or URL) and prerolls it paused.
+    /// Returns once the engine has accepted the load; completion is reported as facts.
+    func load(uri: String, token: PlaybackToken, startAt seconds: Double?) async throws(AudioError)
+    /// Names the item to switch to gaplessly when the current one is about to finish (nil: none).
+    func preloadNext(uri: String?, token: PlaybackToken?) async
+    func play() async throws(AudioError)
+    func pause() async throws(AudioError)
+    /// Stops and releases the current item.
+    func stop() async
+    /// Flushing seek within the current item.
+    func seek(to seconds: Double) async throws(AudioError)
+    /// Playback rate with pitch preserved.
+    func setRate(_ rate: Double) async throws(AudioError)
+    /// Linear volume, 0...1.
+    func setVolume(_ volume: Double) async
+    /// Current position in seconds, if anything is loaded.
+    func position() async -> Double?
+    func audioStreams() async -> [AudioStreamOption]
+    func selectAudioStream(_ index: Int) async throws(AudioError)
+    /// Releases every resource. The engine cannot be used afterwards.
+    func shutdown() async
+}
