@@ -1,0 +1,16 @@
+import MQTTTransport
+
+/// What the node needs from a message transport; MQTT is one front (S11).
+public protocol MessageTransport: Sendable {
+    var events: AsyncStream<MQTTEvent> { get }
+    var protocolVersion: MQTTProtocolVersion { get }
+    func start()
+    func publish(topic: String, payload: [UInt8], qos: Int, retain: Bool, properties: MQTTProperties) throws(MQTTError)
+    func publishAndWait(topic: String, payload: [UInt8], retain: Bool, properties: MQTTProperties) async throws
+    func subscribe(_ filter: String, qos: Int) throws(MQTTError)
+    func shutdown() async
+}
+
+extension MQTTClient: MessageTransport {
+    public var protocolVersion: MQTTProtocolVersion { configuration.protocolVersion }
+}

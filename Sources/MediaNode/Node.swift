@@ -1,0 +1,157 @@
+import Foundation
+import Logging
+import MQTTTransport
+import RemoteCommands
+
+/// The node: wires the transport to the command center and publishes the retained state of the contract.
+///
+/// Inbound messages are handled one at a time, in arrival order, on one task; every request gets
+/// exactly one reply.
+public final class Node: Sendable {
+    public let configuration: NodeConfiguration
+    public let commandCenter: RemoteCommandCenter
+    let transport: any MessageTransport
+    let retained: RetainedPublisher
+    let logger: Logger
+    let startedAt: Date
+
+    public init(configuration: NodeConfiguration, transport: any MessageTransport,
+                commandCenter: RemoteCommandCenter? = nil, logger: Logger = Logger(label: "medianode")) {
+        self.configuration = configuration
+        self.transport = transport
+        self.commandCenter = commandCenter ?? RemoteCommandCenter(capabilities: configuration.capabilities)
+        self.logger = logger
+        self.retained = RetainedPublisher(transport: transport, logger: logger)
+        self.startedAt = Date()
+    }
+
+    var topics: TopicLayout { configuration.topics }
+
+    /// Runs until the transport's events end (after `shutdown`) or the task is cancelled.
+    public func run() async {
+        // S19: command subscriptions and capabilities come first; content follows them.
+        do {
+            try transport.subscribe(topics.commandFilter, qos: 1)
+            try transport.subscribe(topics.context, qos: 1)
+        } catch {
+            logger.error("cannot subscribe to command topics: \(error)")
+        }
+        publishInitialState()
+        let capabilityUpdates = Task { [commandCenter] in
+            for await _ in commandCenter.changes { self.publishCapabilities() }
+        }
+        defer { capabilityUpdates.cancel() }
+        transport.start()
+        for await event in transport.events {
+            switch event {
+            case .connected:
+                retained.connected(first: [topics.status, topics.info, topics.commands])
+            case let .disconnected(reason):
+                retained.disconnected()
+                logger.debug("transport disconnected: \(reason)")
+            case let .message(message):
+                await handle(message)
+            }
+        }
+    }
+
+    /// Says `offline` (retained) and waits briefly for the broker to take it, then disconnects.
+    public func shutdown() async {
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await self.transport.publishAndWait(
+                        topic: self.topics.status, payload: Array("offline".utf8), retain: true, properties: .init())
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(2))
+                    throw CancellationError()
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch {
+            logger.warning("could not confirm 'offline' with the broker before disconnecting (\(error))")
+        }
+        await transport.shutdown()
+    }
+
+    // MARK: - Inbound
+
+    func handle(_ message: MQTTMessage) async {
+        if let name = topics.commandName(in: message.topic) {
+            let reply = await commandCenter.handle(
+                name: name, payload: message.payload, maximumPayload: configuration.maximumPayload)
+            send(reply, to: message.properties)
+        } else if message.topic == topics.context {
+            await handleContext(message.payload)
+        }
+    }
+
+    /// Sends the one reply a request gets: on `P/result`, and on its response topic when it named one.
+    func send(_ reply: CommandReply, to request: MQTTProperties) {
+        let payload = reply.json.jsonBytes
+        if reply.result.status != .success {
+            logger.info("\(reply.command) -> \(reply.result.status.rawValue): \(reply.result.message ?? "")")
+        }
+        do {
+            try transport.publish(topic: topics.result, payload: payload, qos: 1, retain: false,
+                                  properties: MQTTProperties(contentType: "application/json"))
+            if let responseTopic = request.responseTopic {
+                try transport.publish(
+                    topic: responseTopic, payload: payload, qos: 1, retain: false,
+                    properties: MQTTProperties(correlationData: request.correlationData, contentType: "application/json"))
+            }
+        } catch {
+            logger.warning("could not send the reply to \(reply.command): \(error)")
+        }
+    }
+
+    func handleContext(_ payload: [UInt8]) async {
+        // Content limits arrive with the content tree; until then the context is only checked.
+        if case let .refused(reply) = CommandRequest.decode(name: "context", payload: payload) {
+            logger.warning("ignored a malformed context message: \(reply.result.message ?? "")")
+            publishEvent(["type": "error", "message": .string("context: \(reply.result.message ?? "")")])
+        }
+    }
+
+    // MARK: - Outbound
+
+    func publishInitialState() {
+        retained.publish(topics.status, Array("online".utf8))
+        publishInfo()
+        publishCapabilities()
+        retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
+        retained.publish(
+            topics.queue,
+            JSONValue.object(["identifiers": [], "index": .null, "repeatMode": "off", "shuffleMode": "off"]).jsonBytes)
+    }
+
+    func publishCapabilities() {
+        retained.publish(topics.commands, commandCenter.capabilitiesDocument.jsonBytes)
+    }
+
+    func publishInfo() {
+        let info: JSONValue = [
+            "nodeId": .string(configuration.nodeID),
+            "version": .string(MediaNodeVersion.string),
+            "startedAt": .string(ISO8601DateFormatter().string(from: startedAt)),
+            "mqttVersion": .string(configuration.protocolVersion.rawValue),
+            "catalog": [
+                "libraries": .array(configuration.libraries.map(JSONValue.string)),
+                "catalogs": .array(configuration.catalogs.map(JSONValue.string)),
+            ],
+        ]
+        retained.publish(topics.info, info.jsonBytes)
+    }
+
+    /// Publishes a non-retained event on `P/events`.
+    public func publishEvent(_ event: JSONValue) {
+        do {
+            try transport.publish(topic: topics.events, payload: event.jsonBytes, qos: 1, retain: false,
+                                  properties: MQTTProperties(contentType: "application/json"))
+        } catch {
+            logger.debug("event not sent: \(error)")
+        }
+    }
+}

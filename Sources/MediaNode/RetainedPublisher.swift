@@ -1,0 +1,76 @@
+import Logging
+import MQTTTransport
+import Synchronization
+
+/// Publishes the node's retained state: each topic only when its payload changed, all of it again
+/// after every reconnect (the broker may have restarted without persistence). While disconnected it
+/// only records, so nothing is queued twice.
+final class RetainedPublisher: Sendable {
+    private let transport: any MessageTransport
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        var published: [String: [UInt8]] = [:]
+        var isConnected = false
+    }
+
+    init(transport: any MessageTransport, logger: Logger) {
+        self.transport = transport
+        self.logger = logger
+    }
+
+    /// Publishes `payload` retained with QoS 1 unless the topic already holds exactly these bytes.
+    /// Returns whether a message went out.
+    @discardableResult
+    func publish(_ topic: String, _ payload: [UInt8]) -> Bool {
+        let (changed, connected) = state.withLock { state in
+            guard state.published[topic] != payload else { return (false, state.isConnected) }
+            state.published[topic] = payload
+            return (true, state.isConnected)
+        }
+        if changed && connected { send(topic, payload) }
+        return changed
+    }
+
+    /// Clears a retained topic that no longer applies (an empty retained message).
+    func clear(_ topic: String) {
+        let (existed, connected) = state.withLock { ($0.published.removeValue(forKey: topic) != nil, $0.isConnected) }
+        if existed && connected { send(topic, []) }
+    }
+
+    /// Marks the transport down: changes are recorded and sent on the next `connected`.
+    func disconnected() {
+        state.withLock { $0.isConnected = false }
+    }
+
+    /// Sends every retained topic, e.g. after a (re)connect. `first` go out before the rest, in order
+    /// (S19: capabilities before the content tree).
+    func connected(first: [String]) {
+        let snapshot = state.withLock { state in
+            state.isConnected = true
+            return state.published
+        }
+        for topic in first { if let payload = snapshot[topic] { send(topic, payload) } }
+        for (topic, payload) in snapshot.sorted(by: { $0.key < $1.key }) where !first.contains(topic) {
+            send(topic, payload)
+        }
+    }
+
+    func current(_ topic: String) -> [UInt8]? { state.withLock { $0.published[topic] } }
+
+    private func send(_ topic: String, _ payload: [UInt8]) {
+        do {
+            try transport.publish(topic: topic, payload: payload, qos: 1, retain: true,
+                                  properties: MQTTProperties(contentType: Self.contentType(of: payload)))
+        } catch {
+            // Kept in `published`, so the next reconnect sends it.
+            logger.debug("retained \(topic) not sent now (\(error)); it goes out on reconnect")
+        }
+    }
+
+    static func contentType(of payload: [UInt8]) -> String? {
+        guard let first = payload.first else { return nil }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? "application/json" : nil
+    }
+}

@@ -1,0 +1,35 @@
+/// Every topic of the contract under one prefix (`P/` in CONTRACT.md and topics.md).
+public struct TopicLayout: Sendable, Equatable {
+    public let prefix: String
+
+    public init(prefix: String) {
+        self.prefix = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
+    }
+
+    public var status: String { "\(prefix)/status" }
+    public var info: String { "\(prefix)/info" }
+    public var commands: String { "\(prefix)/commands" }
+    public var nowPlaying: String { "\(prefix)/nowplaying" }
+    public var queue: String { "\(prefix)/queue" }
+    public var result: String { "\(prefix)/result" }
+    public var events: String { "\(prefix)/events" }
+    public var context: String { "\(prefix)/context" }
+    public var commandFilter: String { "\(prefix)/cmd/+" }
+    public var contentTree: String { "\(prefix)/content/tree" }
+
+    public func command(_ name: String) -> String { "\(prefix)/cmd/\(name)" }
+    public func artwork(_ key: String) -> String { "\(prefix)/artwork/\(key)" }
+
+    /// The tree node topic for an index path; the root is `P/content/tree`.
+    public func contentTree(_ indexPath: [Int]) -> String {
+        indexPath.isEmpty ? contentTree : contentTree + "/" + indexPath.map(String.init).joined(separator: "/")
+    }
+
+    /// The command name if `topic` is a command topic of this node.
+    public func commandName(in topic: String) -> String? {
+        let head = "\(prefix)/cmd/"
+        guard topic.hasPrefix(head) else { return nil }
+        let name = topic.dropFirst(head.count)
+        return name.isEmpty || name.contains("/") ? nil : String(name)
+    }
+}

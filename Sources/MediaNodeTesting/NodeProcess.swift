@@ -1,0 +1,69 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `medianode` executable run as a child process, for what only a process can show:
+/// its last will after `kill -9`, its clean shutdown on SIGTERM, and what it logs.
+public final class NodeProcess: @unchecked Sendable {
+    public let process = Process()
+    public let logFile: URL
+
+    /// Starts `medianode` with `arguments`; its standard error goes to `logFile`.
+    public init(arguments: [String]) throws {
+        logFile = FileManager.default.temporaryDirectory.appendingPathComponent("medianode-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let log = try FileHandle(forWritingTo: logFile)
+        process.executableURL = URL(fileURLWithPath: Self.binaryPath)
+        process.arguments = arguments
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: logFile)
+    }
+
+    public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    public func signal(_ number: Int32) { Glibc.kill(process.processIdentifier, number) }
+
+    /// Waits for the process to exit and returns its status, or nil if it is still running after `timeout`.
+    public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    /// Waits until the log contains `text`.
+    public func waitForLog(_ text: String, timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if log.contains(text) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    /// The built `medianode` beside the test bundle, or `MEDIANODE_BINARY`.
+    public static var binaryPath: String {
+        if let path = ProcessInfo.processInfo.environment["MEDIANODE_BINARY"] { return path }
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = runner.deletingLastPathComponent()
+        // The runner may sit inside an .xctest bundle directory.
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("medianode")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            directory = directory.deletingLastPathComponent()
+        }
+        return ".build/debug/medianode"
+    }
+}

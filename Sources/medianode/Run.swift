@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MQTTTransport
+import MediaNode
+import RemoteCommands
+import ServiceLifecycle
+
+/// `medianode [run]`: the daemon.
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the node (the default).")
+
+    @Option(help: "Broker URL: mqtt://[user:password@]host[:port] or mqtts://...")
+    var broker: String?
+    @Option(help: "Topic prefix (default medianode/<node-id>).")
+    var prefix: String?
+    @Option(name: .customLong("node-id"), help: "Node id (default the host name).")
+    var nodeID: String?
+    @Option(help: "A folder of local music; repeatable.")
+    var library: [String] = []
+    @Option(help: "A remote catalog URL (podcast RSS, M3U/PLS radio list, or MediaNode JSON); repeatable.")
+    var catalog: [String] = []
+    @Option(help: "The SQLite catalog file.")
+    var database: String?
+    @Option(name: .customLong("audio-sink"), help: "auto, fake, wav:PATH, or a GStreamer sink description.")
+    var audioSink: String?
+    @Option(name: .customLong("mqtt-version"), help: "5 (default) or 3.1.1.")
+    var mqttVersion: String?
+    @Option(name: .customLong("max-payload"), help: "Largest accepted command payload in bytes (default 65536).")
+    var maxPayload: Int?
+    @Option(name: .customLong("ca-file"), help: "CA certificate file for mqtts://.")
+    var caFile: String?
+    @Option(name: .customLong("cert-file"), help: "Client certificate for mqtts://.")
+    var certFile: String?
+    @Option(name: .customLong("key-file"), help: "Client key for mqtts://.")
+    var keyFile: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String?
+    @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
+    var config: String?
+
+    func run() async throws {
+        unblockShutdownSignals()
+        let file = try config.map(ConfigFile.init(path:)) ?? ConfigFile()
+        let level = Logger.Level(rawValue: logLevel ?? file.string("log-level") ?? "info") ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "medianode")
+        let configuration = try nodeConfiguration(file: file)
+        logger.info("starting node '\(configuration.nodeID)' on \(configuration.broker) under \(configuration.prefix)/")
+
+        let transport = try MQTTClient(configuration: configuration.mqttConfiguration,
+                                       logger: Logger(label: "medianode.mqtt"))
+        let node = Node(configuration: configuration, transport: transport, logger: logger)
+        let group = ServiceGroup(
+            services: [NodeService(node: node)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        try await group.run()
+        logger.info("stopped")
+    }
+
+    func nodeConfiguration(file: ConfigFile) throws -> NodeConfiguration {
+        let brokerText = broker ?? file.string("broker") ?? "mqtt://127.0.0.1:1883"
+        let brokerURL: BrokerURL
+        do { brokerURL = try BrokerURL(parsing: brokerText) } catch { throw ValidationError(error.description) }
+        let versionText = mqttVersion ?? file.string("mqtt-version") ?? "5"
+        guard let version = MQTTProtocolVersion(rawValue: versionText == "3" ? "3.1.1" : versionText) else {
+            throw ValidationError("--mqtt-version must be 5 or 3.1.1, not '\(versionText)'")
+        }
+        let node = nodeID ?? file.string("node-id") ?? ProcessInfo.processInfo.hostName
+        let maximumPayload = maxPayload ?? file.int("max-payload") ?? CommandRequest.defaultMaximumPayload
+        guard maximumPayload > 0 else { throw ValidationError("--max-payload must be positive") }
+        return NodeConfiguration(
+            broker: brokerURL,
+            nodeID: node,
+            prefix: prefix ?? file.string("prefix"),
+            protocolVersion: version,
+            tls: MQTTTLSConfiguration(
+                caFile: caFile ?? file.string("ca-file"), certificateFile: certFile ?? file.string("cert-file"),
+                keyFile: keyFile ?? file.string("key-file")),
+            libraries: library.isEmpty ? file.strings("library") : library,
+            catalogs: catalog.isEmpty ? file.strings("catalog") : catalog,
+            databasePath: database ?? file.string("database") ?? Self.defaultDatabasePath,
+            audioSink: audioSink ?? file.string("audio-sink") ?? "auto",
+            maximumPayload: maximumPayload)
+    }
+
+    static var defaultDatabasePath: String {
+        let environment = ProcessInfo.processInfo.environment
+        let state = environment["XDG_STATE_HOME"] ?? ((environment["HOME"] ?? "/tmp") + "/.local/state")
+        return state + "/medianode/catalog.sqlite"
+    }
+}

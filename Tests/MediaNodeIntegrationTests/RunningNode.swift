@@ -1,0 +1,59 @@
+import Foundation
+import MQTTTransport
+import MediaNode
+import MediaNodeTesting
+import RemoteCommands
+
+/// A node running in this process against a real broker, with a test client beside it.
+struct RunningNode {
+    let broker: MosquittoBroker
+    let node: Node
+    let task: Task<Void, Never>
+    let client: TestMQTTClient
+    var topics: TopicLayout { node.configuration.topics }
+
+    static func start(
+        broker: MosquittoBroker? = nil, nodeID: String = "car1", nodeVersion: MQTTProtocolVersion = .v5,
+        clientVersion: MQTTProtocolVersion = .v5, maximumPayload: Int = CommandRequest.defaultMaximumPayload
+    ) async throws -> RunningNode {
+        let broker = try broker ?? MosquittoBroker()
+        let configuration = NodeConfiguration(
+            broker: try BrokerURL(parsing: broker.url), nodeID: nodeID, protocolVersion: nodeVersion,
+            databasePath: ":memory:", audioSink: "fake", maximumPayload: maximumPayload)
+        var mqtt = configuration.mqttConfiguration
+        mqtt.reconnectDelay = (0, 1)
+        let node = Node(configuration: configuration, transport: try MQTTClient(configuration: mqtt))
+        let task = Task { await node.run() }
+        let client = try TestMQTTClient(brokerURL: broker.url, version: clientVersion)
+        try await client.connect()
+        try await client.subscribeAndSettle("\(configuration.prefix)/#")
+        // The node is ready once its retained capabilities have arrived.
+        _ = try await client.first { $0.topic == configuration.topics.commands }
+        return RunningNode(broker: broker, node: node, task: task, client: client)
+    }
+
+    /// Publishes a command and returns the reply on `P/result` carrying `id`.
+    func request(_ command: String, _ payload: String, id: String) async throws -> JSONValue {
+        try await client.publish(topics.command(command), payload)
+        return try await reply(id: id)
+    }
+
+    func reply(id: String) async throws -> JSONValue {
+        let message = try await client.first { message in
+            message.topic == topics.result && (try? JSONValue(parsing: message.payload))?["id"] == .string(id)
+        }
+        return try JSONValue(parsing: message.payload)
+    }
+
+    func replies(id: String) async -> [JSONValue] {
+        await client.messages(on: topics.result).compactMap { try? JSONValue(parsing: $0.payload) }
+            .filter { $0["id"] == .string(id) }
+    }
+
+    func stop() async {
+        await node.shutdown()
+        await task.value
+        await client.disconnect()
+        broker.stop()
+    }
+}
