@@ -33,6 +33,7 @@ extension PlaybackController {
         if token == currentToken {
             guard !currentStarted, let item = queue.currentItem else { return }
             currentStarted = true
+            consecutiveFailures = 0
             emit(.trackStarted(identifier: item.identifier))
             resolveStartWaiters(.success)
             return
@@ -77,6 +78,7 @@ extension PlaybackController {
         guard token == currentToken, let item = queue.currentItem else { return }
         emit(.error(identifier: item.identifier, error))
         if error.kind == .device {
+            resolveStartWaiters(.failed(.deviceLost(error.message)))
             await cancelSeekHold()
             await reanchor()
             if state == .playing { state = .paused }
@@ -87,7 +89,10 @@ extension PlaybackController {
         resolveStartWaiters(.failed(.unplayable("\(item.identifier): \(error.message)")))
         let playing = state == .playing
         await endCurrentTrack(.failed)
-        guard queue.count > 1, queue.advance(.nextTrack) != nil else {
+        consecutiveFailures += 1
+        // Every item failing in a row under repeat all would loop forever: stop instead.
+        guard consecutiveFailures < queue.count, queue.advance(.nextTrack) != nil else {
+            consecutiveFailures = 0
             await stopAtEnd()
             return
         }

@@ -14,6 +14,7 @@ extension PlaybackController {
             await cancelSeekHold()
             await endCurrentTrack(.skipped)
             queue.replaceItems(items, startAt: index)
+            consecutiveFailures = 0
             return await loadCurrent(playing: play)
         }
     }

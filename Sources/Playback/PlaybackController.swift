@@ -41,6 +41,8 @@ public actor PlaybackController {
     var interruption: Interruption?
     var lastSnapshot: PlaybackSnapshot?
     var startWaiters: [CheckedContinuation<PlaybackOutcome, Never>] = []
+    /// Items that failed in a row while playing, since the last one that started.
+    var consecutiveFailures = 0
 
     var isTurnTaken = false
     var turnWaiters: [CheckedContinuation<Void, Never>] = []

@@ -199,3 +199,21 @@ struct PlaybackControllerAdvanceTests {
         #expect(await started == .success)
     }
 }
+
+@Suite("Playback controller failing items")
+struct PlaybackControllerFailureLoopTests {
+    @Test("items that all fail while playing under repeat all stop instead of looping")
+    func everyItemFailsWhilePlaying() async {
+        let rig = PlaybackRig()
+        await rig.controller.setRepeatMode(.all)
+        // Loads succeed but each item breaks off before it starts.
+        await rig.controller.prepareQueue(PlaybackRig.tracks(3))
+        for _ in 0..<3 {
+            rig.engine.failCurrentItem("stream broke off")
+            await rig.settle()
+        }
+        #expect(await rig.controller.snapshot.state == .stopped)
+        let errors = await rig.events(atLeast: 3).filter { if case .error = $0 { true } else { false } }
+        #expect(errors.count == 3)
+    }
+}
