@@ -1,0 +1,166 @@
+// MARK: - Position, seeking and rate
+
+/// A seek button being held (seekForward/seekBackward with beginSeeking, until endSeeking).
+struct SeekHold {
+    enum Kind {
+        /// Playing at the elevated rate.
+        case fastForward
+        /// Jumping a step every interval (rewind, or fast-forward while paused).
+        case stepping(Task<Void, Never>)
+    }
+    var direction: SeekDirection
+    var kind: Kind
+}
+
+extension PlaybackController {
+    /// Seeks within the current item (S6: changePlaybackPosition). With `identifier`, the request is
+    /// refused unless it names the current item.
+    @discardableResult
+    public func seek(to seconds: Double, identifier: String? = nil) async -> PlaybackOutcome {
+        await exclusively {
+            if let identifier, let current = queue.currentItem, current.identifier != identifier {
+                return .failed(.noSuchContent("\(identifier) is not the current item"))
+            }
+            return await seekInTurn(to: seconds)
+        }
+    }
+
+    /// Jumps `seconds` forward (negative: back) within the current item, stopping at its ends
+    /// (skipForward/skipBackward).
+    @discardableResult
+    public func skip(by seconds: Double) async -> PlaybackOutcome {
+        await exclusively {
+            if let failure = positionFailure() { return .failed(failure) }
+            guard seconds.isFinite else { return .failed(.invalid("the interval is not a number")) }
+            return await seekInTurn(to: clamped(await currentPosition() + seconds))
+        }
+    }
+
+    /// Starts a held seek: forward plays at the elevated rate (or steps while paused), backward steps
+    /// back every interval, until `endSeeking()`.
+    @discardableResult
+    public func beginSeeking(forward: Bool) async -> PlaybackOutcome {
+        await exclusively {
+            if let failure = positionFailure() { return .failed(failure) }
+            await cancelSeekHold()
+            let direction: SeekDirection = forward ? .forward : .backward
+            if forward, state == .playing {
+                await reanchor()
+                do throws(AudioError) {
+                    try await engine.setRate(configuration.fastForwardRate)
+                } catch {
+                    return .failed(PlaybackFailure(error))
+                }
+                seekHold = SeekHold(direction: direction, kind: .fastForward)
+                publish()
+                return .success
+            }
+            let outcome = await stepInTurn(direction)
+            guard outcome == .success else { return outcome }
+            let task = Task { await self.repeatSteps(direction) }
+            seekHold = SeekHold(direction: direction, kind: .stepping(task))
+            publish()
+            return .success
+        }
+    }
+
+    /// Ends a held seek; harmless when none is held.
+    @discardableResult
+    public func endSeeking() async -> PlaybackOutcome {
+        await exclusively {
+            await cancelSeekHold()
+            publish()
+            return .success
+        }
+    }
+
+    /// Sets the listener's rate (S16); it applies now if playing and to every item after.
+    @discardableResult
+    public func setRate(_ newRate: Double) async -> PlaybackOutcome {
+        await exclusively {
+            guard let item = queue.currentItem else { return .failed(.nothingLoaded) }
+            guard newRate.isFinite, newRate > 0 else { return .failed(.invalid("rate \(newRate) is not positive")) }
+            guard !item.isLiveStream else { return .failed(.invalid("a live stream plays at its own rate")) }
+            guard newRate != rate else { return .success }
+            await reanchor()
+            if case .fastForward = seekHold?.kind {
+                // The held button wins until it is released; the new rate applies then.
+            } else {
+                do throws(AudioError) {
+                    try await engine.setRate(newRate)
+                } catch {
+                    return .failed(PlaybackFailure(error))
+                }
+            }
+            rate = newRate
+            publish()
+            return .success
+        }
+    }
+
+    // MARK: - In a turn
+
+    /// Why position commands cannot act now, if they cannot.
+    func positionFailure() -> PlaybackFailure? {
+        guard let item = queue.currentItem, currentToken != nil else { return .nothingLoaded }
+        if item.isLiveStream { return .invalid("a live stream has no position to seek") }
+        return nil
+    }
+
+    func clamped(_ position: Double) -> Double {
+        let start = max(0, position)
+        return duration.map { min(start, $0) } ?? start
+    }
+
+    func seekInTurn(to seconds: Double) async -> PlaybackOutcome {
+        if let failure = positionFailure() { return .failed(failure) }
+        guard seconds.isFinite, seconds >= 0 else { return .failed(.invalid("position \(seconds) is negative")) }
+        if let duration, seconds > duration {
+            return .failed(.invalid("position \(seconds) is beyond the item's \(duration) seconds"))
+        }
+        do throws(AudioError) {
+            try await engine.seek(to: seconds)
+        } catch {
+            return .failed(PlaybackFailure(error))
+        }
+        anchor(at: seconds)
+        publish()
+        return .success
+    }
+
+    /// One step of a held seek.
+    func stepInTurn(_ direction: SeekDirection) async -> PlaybackOutcome {
+        let step = direction == .forward ? configuration.seekStep : -configuration.seekStep
+        return await seekInTurn(to: clamped(await currentPosition() + step))
+    }
+
+    /// The timer of a stepping hold: a step every interval until the hold is cancelled.
+    func repeatSteps(_ direction: SeekDirection) async {
+        while !Task.isCancelled {
+            do {
+                try await clock.sleep(for: configuration.seekStepInterval)
+            } catch {
+                return
+            }
+            await exclusively {
+                guard !Task.isCancelled, seekHold?.direction == direction else { return }
+                _ = await stepInTurn(direction)
+            }
+        }
+    }
+
+    /// Releases a held seek: stops the timer, or drops the elevated rate. Caller holds the turn.
+    func cancelSeekHold() async {
+        guard let hold = seekHold else { return }
+        switch hold.kind {
+        case let .stepping(task):
+            seekHold = nil
+            task.cancel()
+        case .fastForward:
+            await reanchor()  // still at the elevated rate up to now
+            seekHold = nil
+            try? await engine.setRate(rate)
+            anchor(at: anchorElapsed)
+        }
+    }
+}

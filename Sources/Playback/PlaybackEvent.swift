@@ -1,0 +1,22 @@
+/// Why an item stopped being the current one.
+public enum TrackEndReason: String, Sendable, Equatable {
+    /// It played to its end.
+    case finished
+    /// The listener moved on (next, previous, a new queue).
+    case skipped
+    /// stop released the queue.
+    case stopped
+    /// It could not be played further.
+    case failed
+}
+
+/// Something that happened to playback, for `P/events` and for whoever tracks progress (S31).
+/// Raw engine facts never leave the core; these are their meaning.
+public enum PlaybackEvent: Sendable, Equatable {
+    /// The item really produces audio (S24: a play request may be answered now).
+    case trackStarted(identifier: String)
+    /// The item stopped being current, `position` seconds in.
+    case trackEnded(identifier: String, reason: TrackEndReason, position: Double)
+    /// An item failed (then the controller skipped it) or the audio output was lost.
+    case error(identifier: String?, AudioError)
+}
