@@ -41,10 +41,12 @@ let package = Package(
         ),
 
         // MARK: - Core (plain Swift, no MQTT, SQL or GStreamer)
-        .target(name: "RemoteCommands", swiftSettings: swiftSettings),
+        /// The JSON every topic carries: a value type, a strict parser and a deterministic writer.
+        .target(name: "MediaJSON", swiftSettings: swiftSettings),
+        .target(name: "RemoteCommands", dependencies: ["MediaJSON"], swiftSettings: swiftSettings),
         .target(name: "Playback", swiftSettings: swiftSettings),
-        .target(name: "NowPlaying", dependencies: ["Playback"], swiftSettings: swiftSettings),
-        .target(name: "ContentTree", swiftSettings: swiftSettings),
+        .target(name: "NowPlaying", dependencies: ["Playback", "MediaJSON"], swiftSettings: swiftSettings),
+        .target(name: "ContentTree", dependencies: ["MediaJSON"], swiftSettings: swiftSettings),
 
         // MARK: - Edges: storage and audio
         .target(
@@ -66,7 +68,7 @@ let package = Package(
         .target(
             name: "MediaNode",
             dependencies: [
-                "MQTTTransport", "RemoteCommands", "Playback", "NowPlaying", "ContentTree",
+                "MQTTTransport", "MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree",
                 "CatalogStore", "GStreamerAudio",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -78,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "medianode",
             dependencies: [
-                "MediaNode",
+                "MediaNode", "MediaJSON", "RemoteCommands", "MQTTTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -102,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaNodeCoreTests",
-            dependencies: ["RemoteCommands", "Playback", "NowPlaying", "ContentTree", "MediaNodeTesting"],
+            dependencies: ["MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree", "MediaNodeTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -117,7 +119,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaNodeIntegrationTests",
-            dependencies: ["MediaNode", "MediaNodeTesting", "MQTTTransport"],
+            dependencies: ["MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands"],
             swiftSettings: swiftSettings
         ),
     ]

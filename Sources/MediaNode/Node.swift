@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MQTTTransport
 import RemoteCommands
+import MediaJSON
 
 /// The node: wires the transport to the command center and publishes the retained state of the contract.
 ///

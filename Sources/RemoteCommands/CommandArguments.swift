@@ -1,3 +1,4 @@
+import MediaJSON
 /// seekForward / seekBackward carry the start or the end of a held button (S7).
 public enum SeekCommandType: String, Sendable, CaseIterable {
     case beginSeeking, endSeeking

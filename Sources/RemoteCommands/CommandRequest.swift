@@ -1,3 +1,4 @@
+import MediaJSON
 /// A request as it arrived on `P/cmd/<name>`, before validation.
 public struct CommandRequest: Sendable, Equatable {
     /// The name from the topic, possibly not a known command.

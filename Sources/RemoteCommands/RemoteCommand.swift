@@ -1,3 +1,4 @@
+import MediaJSON
 /// Every command the node accepts on `P/cmd/<name>`: the seed's twenty (S1), the playable-content
 /// commands and `interrupt`.
 public enum RemoteCommand: String, CaseIterable, Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Synchronization
+import MediaJSON
 
 /// Handles one validated command. Runs on the caller's task; may await the engine.
 public typealias CommandHandler = @Sendable (RemoteCommandEvent) async -> CommandResult

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RemoteCommands
+import MediaJSON
 
 /// The `--config` file: a JSON object whose keys are the long flag names, e.g. `{"broker": "mqtt://..."}`.
 struct ConfigFile {

@@ -3,6 +3,7 @@ import MQTTTransport
 import MediaNodeTesting
 import RemoteCommands
 import Testing
+import MediaJSON
 
 @Suite("The medianode process: last will, clean shutdown, broker outages")
 struct NodeProcessTests {

@@ -4,6 +4,7 @@ import MediaNode
 import MediaNodeTesting
 import RemoteCommands
 import Testing
+import MediaJSON
 
 @Suite("Replies: exactly one per request, where the requester asked for it")
 struct RepliesTests {

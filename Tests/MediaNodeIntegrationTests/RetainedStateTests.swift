@@ -4,6 +4,7 @@ import MediaNode
 import MediaNodeTesting
 import RemoteCommands
 import Testing
+import MediaJSON
 
 @Suite("Retained state against a real broker")
 struct RetainedStateTests {

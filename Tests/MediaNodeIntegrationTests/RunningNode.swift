@@ -3,6 +3,7 @@ import MQTTTransport
 import MediaNode
 import MediaNodeTesting
 import RemoteCommands
+import MediaJSON
 
 /// A node running in this process against a real broker, with a test client beside it.
 struct RunningNode {
