@@ -3,9 +3,10 @@ import Foundation
 /// Plain text from feed HTML: tags dropped, entities decoded, whitespace collapsed, so a head unit shows
 /// readable notes.
 enum HTMLText {
-    static func plain(_ html: String) -> String {
+    /// Titles keep angle brackets (`stripTags: false`): they are rarely markup and "<Radio>" is a name.
+    static func plain(_ html: String, stripTags: Bool = true) -> String {
         var text = html
-        if text.contains("<") {
+        if stripTags, text.contains("<") {
             text = text.replacingOccurrences(of: "<br\\s*/?>|</p>", with: " ", options: [.regularExpression, .caseInsensitive])
             text = text.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
         }

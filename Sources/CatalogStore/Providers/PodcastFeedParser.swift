@@ -20,6 +20,8 @@ public struct PodcastFeedParser: CatalogParser {
             throw CatalogParseError("podcast feed is not well-formed XML (line \(parser.lineNumber)): \(detail)")
         }
         guard reader.sawChannel else { throw CatalogParseError("not an RSS feed: no <channel>") }
+        // libxml2 may report success on a cut-off document; a feed that never closes its channel is partial.
+        guard reader.closedChannel else { throw CatalogParseError("podcast feed is truncated: <channel> never closes") }
         return snapshot(of: reader, baseURL: baseURL, source: source)
     }
 
@@ -27,17 +29,17 @@ public struct PodcastFeedParser: CatalogParser {
         let channel = feed.channel
         let base = baseURL ?? channel["link"].flatMap { URL(string: $0) }
         let feedIdentifier = StableIdentifier.make("feed", key: source.identifier)
-        let title = HTMLText.plain(channel["title"] ?? "") .nonEmpty ?? source.location
+        let title = HTMLText.plain(channel["title"] ?? "", stripTags: false).nonEmpty ?? source.location
         let channelArtwork = (channel["itunes:image@href"] ?? channel["image/url"])
             .flatMap { URLResolver.resolve($0, against: base) }
         let channelExplicit = Self.explicit(channel["itunes:explicit"]) ?? false
-        let author = channel["itunes:author"].map(HTMLText.plain)?.nonEmpty
+        let author = channel["itunes:author"].map { HTMLText.plain($0) }?.nonEmpty
 
         var snapshot = CatalogSnapshot(title: title)
         snapshot.add(ContentItem(
             identifier: feedIdentifier, title: title, subtitle: author, artworkURL: channelArtwork,
             isContainer: true, isExplicitContent: channelExplicit, displaysPlaybackProgress: true, artist: author,
-            summary: (channel["description"] ?? channel["itunes:summary"]).map(HTMLText.plain)?.nonEmpty))
+            summary: (channel["description"] ?? channel["itunes:summary"]).map { HTMLText.plain($0) }?.nonEmpty))
 
         var episodes: [(date: Date?, order: Int, item: ContentItem)] = []
         var seen = Set<String>()
@@ -50,10 +52,10 @@ public struct PodcastFeedParser: CatalogParser {
             guard seen.insert(identifier).inserted else { continue }
             let date = entry["pubDate"].flatMap(RFC822Date.parse)
             let duration = entry["itunes:duration"].flatMap(Self.duration)
-            let episodeTitle = HTMLText.plain(entry["title"] ?? entry["itunes:title"] ?? "").nonEmpty
+            let episodeTitle = HTMLText.plain(entry["title"] ?? entry["itunes:title"] ?? "", stripTags: false).nonEmpty
                 ?? date.map(RFC822Date.day) ?? "Episode"
             let notes = (entry["content:encoded"] ?? entry["description"] ?? entry["itunes:summary"])
-                .map(HTMLText.plain)?.nonEmpty
+                .map { HTMLText.plain($0) }?.nonEmpty
             let item = ContentItem(
                 identifier: identifier, title: episodeTitle,
                 subtitle: [date.map(RFC822Date.day), duration.map(Self.formatted)].compactMap { $0 }
@@ -61,7 +63,7 @@ public struct PodcastFeedParser: CatalogParser {
                 artworkURL: entry["itunes:image@href"].flatMap { URLResolver.resolve($0, against: base) }
                     ?? channelArtwork,
                 isPlayable: true, isExplicitContent: Self.explicit(entry["itunes:explicit"]) ?? channelExplicit,
-                uri: enclosure, artist: entry["itunes:author"].map(HTMLText.plain)?.nonEmpty ?? author,
+                uri: enclosure, artist: entry["itunes:author"].map { HTMLText.plain($0) }?.nonEmpty ?? author,
                 albumTitle: title, duration: duration,
                 trackNumber: entry["itunes:episode"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
                 discNumber: entry["itunes:season"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
@@ -114,6 +116,7 @@ final class RSSReader: NSObject, XMLParserDelegate {
     private(set) var channel: [String: String] = [:]
     private(set) var items: [[String: String]] = []
     private(set) var sawChannel = false
+    private(set) var closedChannel = false
     private var stack: [String] = []
     private var text = ""
     private var current: [String: String]?
@@ -133,6 +136,7 @@ final class RSSReader: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, foundCDATA block: Data) { text += String(decoding: block, as: UTF8.self) }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        if name == "channel" { closedChannel = true }
         if name == "item", let item = current {
             items.append(item)
             current = nil

@@ -18,6 +18,10 @@ public enum TagReader {
             guard let file = taglib_file_new(path) else { return nil }
             defer { taglib_file_free(file) }
             guard taglib_file_is_valid(file) != 0 else { return nil }
+            // TagLib's MPEG reader accepts almost any bytes; real audio has a sample rate.
+            guard let properties = taglib_file_audioproperties(file),
+                taglib_audioproperties_samplerate(properties) > 0
+            else { return nil }
             var tags = AudioTags()
             if let tag = taglib_file_tag(file) {
                 tags.title = string(taglib_tag_title(tag))
@@ -29,10 +33,8 @@ public enum TagReader {
                 let track = Int(taglib_tag_track(tag))
                 tags.trackNumber = track > 0 ? track : nil
             }
-            if let properties = taglib_file_audioproperties(file) {
-                let length = Int(taglib_audioproperties_length(properties))
-                tags.duration = length > 0 ? Double(length) : nil
-            }
+            let length = Int(taglib_audioproperties_length(properties))
+            tags.duration = length > 0 ? Double(length) : nil
             return tags
         }
     }
