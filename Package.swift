@@ -32,6 +32,11 @@ let package = Package(
             pkgConfig: "gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
+        .systemLibrary(
+            name: "CTagLib",
+            pkgConfig: "taglib_c",
+            providers: [.apt(["libtagc0-dev"])]
+        ),
 
         // MARK: - Transport
         .target(
@@ -52,7 +57,7 @@ let package = Package(
         .target(
             name: "CatalogStore",
             dependencies: [
-                "ContentTree",
+                "ContentTree", "CTagLib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -112,9 +117,15 @@ let package = Package(
             dependencies: ["GStreamerAudio", "MediaNodeTesting"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "catalog-import-child",
+            dependencies: ["CatalogStore"],
+            path: "Tests/CatalogImportChild",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "MediaNodeTesting"],
+            dependencies: ["CatalogStore", "MediaNodeTesting", "catalog-import-child"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,129 @@
+import ContentTree
+import Foundation
+
+/// The complete content of one source as a provider produced it; the store swaps it in atomically.
+///
+/// A graph, not a tree: one item may be listed in several containers (a track under its artist, its album,
+/// Songs and its genre). Top-level nodes become children of the source's mount.
+public struct CatalogSnapshot: Sendable {
+    public private(set) var items: [String: ContentItem] = [:]
+    /// Identifiers in insertion order, for deterministic writes.
+    public private(set) var order: [String] = []
+    /// Ordered children per container identifier, top-level nodes under `topLevelKey`.
+    public private(set) var children: [String: [String]] = [:]
+    /// Artwork bytes the items reference by `artworkKey`.
+    public var artwork: [String: ArtworkBlob] = [:]
+    /// For local sources: the scan state persisted with the content; nil leaves the stored state alone.
+    public var localFiles: [LocalFileRecord]?
+    /// A display title for the source (feed title), if the content names itself.
+    public var title: String?
+
+    /// The key under which top-level nodes are listed in `children`.
+    public static let topLevelKey = ""
+
+    public init(title: String? = nil) { self.title = title }
+
+    public var count: Int { order.count }
+    public var topLevel: [String] { children[Self.topLevelKey] ?? [] }
+
+    /// Adds an item (or replaces its fields) and lists it last under `parent` (nil: top level).
+    /// A playable's `containerIdentifier` defaults to the first container it is added under.
+    public mutating func add(_ item: ContentItem, under parent: String? = nil) {
+        var item = item
+        if let existing = items[item.identifier] {
+            if item.containerIdentifier == nil { item.containerIdentifier = existing.containerIdentifier }
+        } else {
+            order.append(item.identifier)
+            if item.containerIdentifier == nil, !item.isContainer { item.containerIdentifier = parent }
+        }
+        items[item.identifier] = item
+        children[parent ?? Self.topLevelKey, default: []].append(item.identifier)
+    }
+
+    /// Changes the fields of an already added item without listing it again.
+    public mutating func update(_ item: ContentItem) {
+        precondition(items[item.identifier] != nil, "update of an unknown item \(item.identifier)")
+        items[item.identifier] = item
+    }
+
+    /// Lists an already added item under one more container.
+    public mutating func link(_ identifier: String, under parent: String) {
+        precondition(items[identifier] != nil, "link of an unknown item \(identifier)")
+        children[parent, default: []].append(identifier)
+    }
+
+    /// Adds artwork bytes and returns their content key.
+    @discardableResult
+    public mutating func addArtwork(_ blob: ArtworkBlob) -> String {
+        artwork[blob.key] = blob
+        return blob.key
+    }
+}
+
+/// Image bytes keyed by content hash, so identical covers are stored and published once.
+public struct ArtworkBlob: Sendable, Hashable {
+    public var key: String
+    public var mimeType: String
+    public var data: Data
+
+    public init(data: Data, mimeType: String? = nil) {
+        self.key = SHA256.hex(data)
+        self.data = data
+        self.mimeType = mimeType ?? Self.sniffMimeType(data)
+    }
+
+    init(key: String, mimeType: String, data: Data) {
+        self.key = key
+        self.mimeType = mimeType
+        self.data = data
+    }
+
+    /// JPEG or PNG from the magic bytes (the contract allows only those two).
+    public static func sniffMimeType(_ data: Data) -> String {
+        data.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg"
+    }
+}
+
+/// What a local scan remembers about one file, so an unchanged file is not read again.
+public struct LocalFileRecord: Sendable, Hashable, Codable {
+    public var path: String
+    public var size: Int64
+    /// Seconds since the epoch.
+    public var modified: Double
+    public var tags: AudioTags
+    /// For cover images: the content key of the stored bytes, so an unchanged cover is not read again.
+    public var artworkKey: String?
+
+    public init(path: String, size: Int64, modified: Double, tags: AudioTags = AudioTags(), artworkKey: String? = nil) {
+        self.path = path
+        self.size = size
+        self.modified = modified
+        self.tags = tags
+        self.artworkKey = artworkKey
+    }
+}
+
+/// The tags and length of an audio file as read from its headers.
+public struct AudioTags: Sendable, Hashable, Codable {
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var genre: String?
+    public var year: Int?
+    public var trackNumber: Int?
+    /// Seconds; nil when unknown.
+    public var duration: Double?
+
+    public init(
+        title: String? = nil, artist: String? = nil, album: String? = nil, genre: String? = nil,
+        year: Int? = nil, trackNumber: Int? = nil, duration: Double? = nil
+    ) {
+        self.title = title
+        self.artist = artist
+        self.album = album
+        self.genre = genre
+        self.year = year
+        self.trackNumber = trackNumber
+        self.duration = duration
+    }
+}

@@ -1,0 +1,95 @@
+import ContentTree
+import Foundation
+import GRDB
+
+// MARK: - Playback progress and feedback marks, kept per identifier across refreshes
+
+extension CatalogDatabase {
+    public func savePlaybackPosition(_ position: PlaybackPosition, for identifier: String) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO playback_position (identifier, elapsed, duration, updatedAt) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(identifier) DO UPDATE SET elapsed = excluded.elapsed,
+                        duration = excluded.duration, updatedAt = excluded.updatedAt
+                    """,
+                arguments: [identifier, max(0, position.elapsed), position.duration, position.updatedAt])
+        }
+    }
+
+    /// Forgets where an item stopped (played to the end and reset, or the user cleared it).
+    public func clearPlaybackPosition(for identifier: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM playback_position WHERE identifier = ?", arguments: [identifier])
+        }
+    }
+
+    public func playbackPosition(for identifier: String) async throws -> PlaybackPosition? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT elapsed, duration, updatedAt FROM playback_position WHERE identifier = ?",
+                arguments: [identifier]
+            ).map { PlaybackPosition(elapsed: $0[0], duration: $0[1], updatedAt: $0[2]) }
+        }
+    }
+
+    public func setFeedback(_ mark: FeedbackMark, active: Bool, for identifier: String) async throws {
+        try await pool.write { db in
+            var feedback = try Self.feedback(identifier, in: db)
+            feedback.set(mark, active: active)
+            try Self.store(feedback, for: identifier, in: db)
+        }
+    }
+
+    public func setRating(_ rating: Double?, for identifier: String) async throws {
+        try await pool.write { db in
+            var feedback = try Self.feedback(identifier, in: db)
+            feedback.rating = rating
+            try Self.store(feedback, for: identifier, in: db)
+        }
+    }
+
+    public func feedback(for identifier: String) async throws -> ItemFeedback {
+        try await pool.read { db in try Self.feedback(identifier, in: db) }
+    }
+
+    /// Identifiers carrying a mark, most recently marked first (a "Bookmarks" or "Liked" list).
+    public func identifiers(marked mark: FeedbackMark, limit: Int = 500) async throws -> [String] {
+        let column = switch mark {
+        case .like: "liked"
+        case .dislike: "disliked"
+        case .bookmark: "bookmarked"
+        }
+        return try await pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT identifier FROM feedback WHERE \(column) ORDER BY updatedAt DESC LIMIT ?",
+                arguments: [limit])
+        }
+    }
+
+    static func feedback(_ identifier: String, in db: Database) throws -> ItemFeedback {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT liked, disliked, bookmarked, rating FROM feedback WHERE identifier = ?",
+            arguments: [identifier])
+        else { return ItemFeedback() }
+        return ItemFeedback(liked: row[0], disliked: row[1], bookmarked: row[2], rating: row[3])
+    }
+
+    static func store(_ feedback: ItemFeedback, for identifier: String, in db: Database) throws {
+        if feedback == ItemFeedback() {
+            try db.execute(sql: "DELETE FROM feedback WHERE identifier = ?", arguments: [identifier])
+            return
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO feedback (identifier, liked, disliked, bookmarked, rating, updatedAt)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(identifier) DO UPDATE SET liked = excluded.liked, disliked = excluded.disliked,
+                    bookmarked = excluded.bookmarked, rating = excluded.rating, updatedAt = excluded.updatedAt
+                """,
+            arguments: [
+                identifier, feedback.liked, feedback.disliked, feedback.bookmarked, feedback.rating,
+                Date().timeIntervalSince1970,
+            ])
+    }
+}

@@ -1,0 +1,224 @@
+import ContentTree
+import Foundation
+import GRDB
+
+// MARK: - Swapping in a source's new content, in one transaction, and saying what changed (S27)
+
+/// What a successful fetch learned besides the content, stored with it in the same transaction.
+public struct FetchValidators: Sendable, Hashable {
+    public var etag: String?
+    public var lastModified: String?
+    /// SHA-256 of the body that produced the snapshot.
+    public var contentHash: String?
+    /// The source's own title (a feed's channel title).
+    public var title: String?
+
+    public init(etag: String? = nil, lastModified: String? = nil, contentHash: String? = nil, title: String? = nil) {
+        self.etag = etag
+        self.lastModified = lastModified
+        self.contentHash = contentHash
+        self.title = title
+    }
+}
+
+extension CatalogDatabase {
+    /// Replaces everything `sourceIdentifier` contributed with `snapshot`, atomically, and returns which
+    /// containers were added, removed or changed. Unchanged rows are not rewritten, so an identical
+    /// snapshot returns an empty diff and costs only reads. Subscribers of `changes()` get the diff too.
+    @discardableResult
+    public func replaceContent(
+        of sourceIdentifier: String, with snapshot: CatalogSnapshot, validators: FetchValidators = FetchValidators(),
+        at time: Double = Date().timeIntervalSince1970
+    ) async throws -> CatalogDiff {
+        let diff = try await pool.write { db in
+            guard let source = try Self.source(sourceIdentifier, in: db) else {
+                throw CatalogDatabaseError.unknownSource(sourceIdentifier)
+            }
+            var validators = validators
+            validators.title = validators.title ?? snapshot.title
+            let diff = try Self.replace(source: source, with: snapshot, validators: validators, in: db)
+            try Self.recordSuccess(validators, for: sourceIdentifier, at: time, in: db)
+            return diff
+        }
+        broadcaster.publish(diff)
+        return diff
+    }
+
+    /// The local-scan records of a source, keyed by path.
+    public func localFiles(of sourceIdentifier: String) async throws -> [String: LocalFileRecord] {
+        try await pool.read { db in
+            let decoder = JSONDecoder()
+            var records: [String: LocalFileRecord] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT path, size, modified, tags, artworkKey FROM local_file WHERE sourceIdentifier = ?",
+                arguments: [sourceIdentifier])
+            while let row = try rows.next() {
+                let tags = (try? decoder.decode(AudioTags.self, from: Data((row[3] as String).utf8))) ?? AudioTags()
+                records[row[0]] = LocalFileRecord(
+                    path: row[0], size: row[1], modified: row[2], tags: tags, artworkKey: row[4])
+            }
+            return records
+        }
+    }
+
+    static func replace(
+        source: CatalogSource, with snapshot: CatalogSnapshot, validators: FetchValidators, in db: Database
+    ) throws -> CatalogDiff {
+        try validate(snapshot, mount: source.mount)
+        let sourceID = source.identifier
+        var diff = CatalogDiff(sourceIdentifier: sourceID)
+
+        // The previous state of this source: digests and child lists.
+        var old: [String: (digest: String, isContainer: Bool)] = [:]
+        let itemRows = try Row.fetchCursor(
+            db, sql: "SELECT identifier, digest, isContainer FROM item WHERE sourceIdentifier = ?", arguments: [sourceID])
+        while let row = try itemRows.next() { old[row[0]] = (row[1], row[2]) }
+        var oldChildren: [String: [String]] = [:]
+        let childRows = try Row.fetchCursor(
+            db, sql: "SELECT parent, identifier FROM child WHERE sourceIdentifier = ? ORDER BY parent, position",
+            arguments: [sourceID])
+        while let row = try childRows.next() { oldChildren[row[0], default: []].append(row[1]) }
+
+        // Items: delete the gone, insert the new, update the changed.
+        let delete = try db.cachedStatement(sql: "DELETE FROM item WHERE identifier = ?")
+        for (identifier, previous) in old where snapshot.items[identifier] == nil {
+            try delete.execute(arguments: [identifier])
+            diff.removedItems += 1
+            if previous.isContainer { diff.removedContainers.insert(identifier) }
+        }
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO item (\(CatalogSchema.itemColumns)) VALUES (\(placeholders(25)))")
+        let update = try db.cachedStatement(sql: """
+            UPDATE item SET (\(CatalogSchema.itemColumns)) = (\(placeholders(25))) WHERE identifier = ?
+            """)
+        var updated = Set<String>()
+        for identifier in snapshot.order {
+            guard let item = snapshot.items[identifier] else { continue }
+            let digest = item.storedDigest
+            if let previous = old[identifier] {
+                guard previous.digest != digest else { continue }
+                var arguments = item.rowArguments(source: sourceID, digest: digest)
+                arguments += [identifier]
+                try update.execute(arguments: arguments)
+                updated.insert(identifier)
+                diff.updatedItems += 1
+                if item.isContainer, previous.isContainer { diff.changedContainers.insert(identifier) }
+                if item.isContainer, !previous.isContainer { diff.addedContainers.insert(identifier) }
+                if !item.isContainer, previous.isContainer { diff.removedContainers.insert(identifier) }
+            } else {
+                do {
+                    try insert.execute(arguments: item.rowArguments(source: sourceID, digest: digest))
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    throw CatalogDatabaseError.invalidSnapshot("identifier \(identifier) belongs to another source")
+                }
+                diff.addedItems += 1
+                if item.isContainer { diff.addedContainers.insert(identifier) }
+            }
+        }
+
+        // Child lists: rewrite only those that differ; a listed child whose fields changed dirties its parent.
+        var newChildren = snapshot.children
+        newChildren[source.mount] = newChildren.removeValue(forKey: CatalogSnapshot.topLevelKey)
+        let deleteChildren = try db.cachedStatement(sql: "DELETE FROM child WHERE parent = ?")
+        let insertChild = try db.cachedStatement(
+            sql: "INSERT INTO child (parent, position, identifier, sourceIdentifier) VALUES (?, ?, ?, ?)")
+        let setCount = try db.cachedStatement(sql: "UPDATE item SET childCount = ? WHERE identifier = ?")
+        var mountChanged = false
+        for parent in Set(oldChildren.keys).union(newChildren.keys) {
+            let before = oldChildren[parent] ?? []
+            let after = newChildren[parent] ?? []
+            let listChanged = before != after
+            if listChanged || after.contains(where: updated.contains) { diff.changedContainers.insert(parent) }
+            guard listChanged else { continue }
+            if parent == source.mount {
+                mountChanged = true
+                continue
+            }
+            try deleteChildren.execute(arguments: [parent])
+            for (position, child) in after.enumerated() {
+                try insertChild.execute(arguments: [parent, position, child, sourceID])
+            }
+            if snapshot.items[parent] != nil { try setCount.execute(arguments: [after.count, parent]) }
+        }
+        if mountChanged {
+            try db.execute(
+                sql: "DELETE FROM child WHERE parent = ? AND sourceIdentifier = ?", arguments: [source.mount, sourceID])
+            for (index, child) in (newChildren[source.mount] ?? []).enumerated() {
+                try insertChild.execute(arguments: [source.mount, Self.pendingPosition + index, child, sourceID])
+            }
+            try renumberMount(source.mount, in: db)
+        }
+
+        for blob in snapshot.artwork.values { try insertArtwork(blob, in: db) }
+        if diff.removedItems > 0 || diff.updatedItems > 0 { try pruneArtwork(in: db) }
+        if let files = snapshot.localFiles { try storeLocalFiles(files, for: sourceID, in: db) }
+
+        diff.changedContainers.subtract(diff.addedContainers)
+        diff.changedContainers.subtract(diff.removedContainers)
+        return diff
+    }
+
+    /// Positions for freshly inserted mount rows, above any real position, until `renumberMount` runs.
+    static let pendingPosition = 1 << 40
+
+    /// Rewrites a shared container's positions densely: sections first in their fixed order, then each
+    /// source's nodes in (rank, source) order, keeping every source's own order.
+    static func renumberMount(_ mount: String, in db: Database) throws {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT child.identifier, child.sourceIdentifier, child.position, source.rank FROM child
+                LEFT JOIN source ON source.identifier = child.sourceIdentifier WHERE child.parent = ?
+                """,
+            arguments: [mount])
+        let sorted = rows.sorted { sortKey($0) < sortKey($1) }
+        try db.execute(sql: "DELETE FROM child WHERE parent = ?", arguments: [mount])
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO child (parent, position, identifier, sourceIdentifier) VALUES (?, ?, ?, ?)")
+        for (position, row) in sorted.enumerated() {
+            try insert.execute(arguments: [mount, position, row[0] as String, row[1] as String?])
+        }
+        try db.execute(sql: "UPDATE item SET childCount = ? WHERE identifier = ?", arguments: [sorted.count, mount])
+    }
+
+    private static func sortKey(_ row: Row) -> SortKey {
+        let owner: String? = row[1]
+        guard let owner else {
+            let rank = sectionOrder.firstIndex(of: row[0]) ?? sectionOrder.count
+            return SortKey(group: 0, rank: rank, owner: "", position: row[2])
+        }
+        return SortKey(group: 1, rank: row[3] ?? 0, owner: owner, position: row[2])
+    }
+
+    private struct SortKey: Comparable {
+        var group: Int, rank: Int, owner: String, position: Int
+        static func < (lhs: SortKey, rhs: SortKey) -> Bool {
+            (lhs.group, lhs.rank, lhs.owner, lhs.position) < (rhs.group, rhs.rank, rhs.owner, rhs.position)
+        }
+    }
+
+    static func validate(_ snapshot: CatalogSnapshot, mount: String) throws {
+        if snapshot.items[mount] != nil || snapshot.items[ContentItem.rootIdentifier] != nil {
+            throw CatalogDatabaseError.invalidSnapshot("a snapshot may not redefine \(mount) or the root")
+        }
+        for parent in snapshot.children.keys where parent != CatalogSnapshot.topLevelKey {
+            guard let container = snapshot.items[parent], container.isContainer else {
+                throw CatalogDatabaseError.invalidSnapshot("children listed under \(parent), which is not a container")
+            }
+        }
+    }
+
+    static func storeLocalFiles(_ files: [LocalFileRecord], for sourceID: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM local_file WHERE sourceIdentifier = ?", arguments: [sourceID])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO local_file (sourceIdentifier, path, size, modified, tags, artworkKey) VALUES (?, ?, ?, ?, ?, ?)
+                """)
+        for file in files {
+            let tags = String(decoding: try encoder.encode(file.tags), as: UTF8.self)
+            try insert.execute(arguments: [sourceID, file.path, file.size, file.modified, tags, file.artworkKey])
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import ContentTree
+import Foundation
+
+/// Builds the Library section from scanned files: Artists > Albums > Tracks, plus Albums, Songs and Genres,
+/// as a graph where each track and album exists once and is listed in several places.
+struct LibraryTreeBuilder {
+    let source: CatalogSource
+
+    private struct Track {
+        var record: LocalFileRecord
+        var identifier: String
+        var title: String
+        var artist: String
+        var albumKey: String
+    }
+
+    private struct Album {
+        var identifier: String
+        var title: String
+        var directory: String
+        var tracks: [Track] = []
+        var year: Int?
+        var artworkKey: String?
+    }
+
+    func build(records: [LocalFileRecord]) -> CatalogSnapshot {
+        let sid = source.identifier
+        // The preferred cover per directory: cover.jpg before folder.jpg and the rest.
+        var covers: [String: (rank: Int, key: String)] = [:]
+        for record in records {
+            guard let key = record.artworkKey else { continue }
+            let directory = (record.path as NSString).deletingLastPathComponent
+            let name = (record.path as NSString).lastPathComponent.lowercased()
+            let rank = LocalFolderProvider.coverNames.firstIndex(of: name) ?? .max
+            if rank < covers[directory]?.rank ?? .max { covers[directory] = (rank, key) }
+        }
+        let coverByDirectory = covers.mapValues(\.key)
+
+        var albums: [String: Album] = [:]
+        for record in records where record.artworkKey == nil {
+            let directory = (record.path as NSString).deletingLastPathComponent
+            let fileTitle = ((record.path as NSString).lastPathComponent as NSString).deletingPathExtension
+            let albumTitle = record.tags.album ?? (directory as NSString).lastPathComponent
+            let albumKey = directory + "\n" + albumTitle
+            let track = Track(
+                record: record, identifier: StableIdentifier.make("track", key: sid + "\n" + record.path),
+                title: record.tags.title ?? fileTitle, artist: record.tags.artist ?? "Unknown Artist", albumKey: albumKey)
+            albums[albumKey, default: Album(
+                identifier: StableIdentifier.make("album", key: sid + "\n" + albumKey), title: albumTitle,
+                directory: directory, artworkKey: coverByDirectory[directory])
+            ].tracks.append(track)
+            if let year = record.tags.year, year > (albums[albumKey]?.year ?? 0) { albums[albumKey]?.year = year }
+        }
+
+        var snapshot = CatalogSnapshot()
+        let sections = ["artists": "Artists", "albums": "Albums", "songs": "Songs", "genres": "Genres"]
+        for key in ["artists", "albums", "songs", "genres"] {
+            snapshot.add(.container("\(sid):\(key)", title: sections[key]!))
+        }
+
+        // Albums, each with its tracks in disc/track order.
+        let sortedAlbums = albums.values.sorted { ($0.title.lowercased(), $0.directory) < ($1.title.lowercased(), $1.directory) }
+        var allTracks: [(track: Track, item: ContentItem, album: Album)] = []
+        var artistAlbums: [String: [Album]] = [:]
+        for var album in sortedAlbums {
+            album.tracks.sort { lhs, rhs in
+                (lhs.record.tags.trackNumber ?? .max, lhs.title.lowercased(), lhs.record.path)
+                    < (rhs.record.tags.trackNumber ?? .max, rhs.title.lowercased(), rhs.record.path)
+            }
+            let artists = Set(album.tracks.map(\.artist))
+            let albumArtist = artists.count == 1 ? artists.first! : "Various Artists"
+            snapshot.add(ContentItem(
+                identifier: album.identifier, title: album.title, subtitle: albumArtist, artworkKey: album.artworkKey,
+                isContainer: true, artist: albumArtist, albumTitle: album.title, trackCount: album.tracks.count,
+                releaseDate: album.year.map(String.init)), under: "\(sid):albums")
+            for track in album.tracks {
+                let tags = track.record.tags
+                let item = ContentItem(
+                    identifier: track.identifier, title: track.title, subtitle: track.artist,
+                    artworkKey: album.artworkKey, isPlayable: true,
+                    uri: URL(fileURLWithPath: track.record.path).absoluteString, artist: track.artist,
+                    albumTitle: album.title, duration: tags.duration, trackNumber: tags.trackNumber,
+                    trackCount: album.tracks.count, genre: tags.genre, releaseDate: tags.year.map(String.init),
+                    containerIdentifier: album.identifier)
+                snapshot.add(item, under: album.identifier)
+                allTracks.append((track, item, album))
+            }
+            for artist in artists.sorted() { artistAlbums[artist, default: []].append(album) }
+        }
+
+        // Artists > their albums (by year, then title).
+        for artist in artistAlbums.keys.sorted(by: { $0.lowercased() < $1.lowercased() }) {
+            let identifier = StableIdentifier.make("artist", key: sid + "\n" + artist.lowercased())
+            let albumsOfArtist = artistAlbums[artist]!.sorted { ($0.year ?? 0, $0.title) < ($1.year ?? 0, $1.title) }
+            snapshot.add(ContentItem(
+                identifier: identifier, title: artist,
+                subtitle: albumsOfArtist.count == 1 ? "1 album" : "\(albumsOfArtist.count) albums",
+                artworkKey: albumsOfArtist.first?.artworkKey, isContainer: true, artist: artist),
+                under: "\(sid):artists")
+            for album in albumsOfArtist { snapshot.link(album.identifier, under: identifier) }
+        }
+
+        // Songs: every track by title.
+        let byTitle = allTracks.sorted { ($0.track.title.lowercased(), $0.track.record.path) < ($1.track.title.lowercased(), $1.track.record.path) }
+        for entry in byTitle { snapshot.link(entry.item.identifier, under: "\(sid):songs") }
+
+        // Genres > tracks by artist, album, track.
+        var genres: [String: [ContentItem]] = [:]
+        for entry in allTracks { genres[entry.item.genre ?? "Unknown Genre", default: []].append(entry.item) }
+        for genre in genres.keys.sorted(by: { $0.lowercased() < $1.lowercased() }) {
+            let identifier = StableIdentifier.make("genre", key: sid + "\n" + genre.lowercased())
+            snapshot.add(.container(identifier, title: genre), under: "\(sid):genres")
+            for item in genres[genre]! { snapshot.link(item.identifier, under: identifier) }
+        }
+        return snapshot
+    }
+}

@@ -1,0 +1,90 @@
+import CatalogStore
+import ContentTree
+import Foundation
+import MediaNodeTesting
+import Testing
+
+@Suite("local folders")
+struct LocalFolderTests {
+    @Test("a music folder becomes Artists, Albums, Songs and Genres, and a rescan drops removed files")
+    func scanAndRescan() async throws {
+        let music = try AudioFixtures.makeTemporaryDirectory("music")
+        let temp = try TemporaryCatalog()
+        defer {
+            temp.remove()
+            try? FileManager.default.removeItem(at: music)
+        }
+        let albumDirectory = music.appendingPathComponent("Band/First")
+        for track in AudioFixtures.album(count: 3, seconds: 2, album: "First", artist: "Band") {
+            var track = track
+            track.genre = "Rock"
+            try AudioFixtures.writeTone(track, in: albumDirectory)
+        }
+        try AudioFixtures.writeCover(width: 64, height: 64, in: albumDirectory)
+        try AudioFixtures.writeTone(
+            ToneTrack(fileName: "Solo/single.flac", frequency: 300, seconds: 1, title: "Single", artist: "Solo Act",
+                      album: "Singles", genre: "Jazz", date: "2021"),
+            in: music)
+
+        let database = try temp.open()
+        let refresher = CatalogRefresher(database: database)
+        let provider = LocalFolderProvider(roots: [music])
+        guard case let .updated(diff) = await refresher.refresh(provider) else {
+            Issue.record("first scan did not update")
+            return
+        }
+        #expect(diff.addedItems > 0)
+
+        let library = try await allChildren(database, of: ContentItem.Section.library)
+        #expect(library.map(\.title) == ["Artists", "Albums", "Songs", "Genres"])
+        let artists = try await allChildren(database, of: library[0].identifier)
+        #expect(artists.map(\.title) == ["Band", "Solo Act"])
+        let bandAlbums = try await allChildren(database, of: artists[0].identifier)
+        #expect(bandAlbums.map(\.title) == ["First"])
+        let album = bandAlbums[0]
+        #expect(album.artworkKey != nil)
+        let tracks = try await allChildren(database, of: album.identifier)
+        #expect(tracks.map(\.title) == ["Tone 440", "Tone 660", "Tone 880"])
+        #expect(tracks.map(\.trackNumber) == [1, 2, 3])
+        #expect(tracks.allSatisfy { $0.duration == 2 && $0.artist == "Band" && $0.albumTitle == "First" })
+        #expect(tracks.allSatisfy { $0.uri?.hasPrefix("file://") == true && $0.artworkKey == album.artworkKey })
+        #expect(tracks[0].containerIdentifier == album.identifier && tracks[0].genre == "Rock")
+        let cover = try #require(try await database.artwork(key: album.artworkKey!))
+        #expect(cover.mimeType == "image/jpeg" && cover.data.starts(with: [0xFF, 0xD8]))
+        let songs = try await allChildren(database, of: library[2].identifier)
+        #expect(songs.map(\.title) == ["Single", "Tone 440", "Tone 660", "Tone 880"])
+        #expect(songs[0].releaseDate == "2021")
+        let genres = try await allChildren(database, of: library[3].identifier)
+        #expect(genres.map(\.title) == ["Jazz", "Rock"])
+
+        // Nothing changed: nothing is written.
+        #expect(await refresher.refresh(provider) == .unchanged)
+
+        // One file removed: it disappears, identifiers of the rest stay.
+        try FileManager.default.removeItem(at: albumDirectory.appendingPathComponent("02 Tone 660.ogg"))
+        guard case let .updated(rescan) = await refresher.refresh(provider) else {
+            Issue.record("rescan did not update")
+            return
+        }
+        #expect(rescan.removedItems == 1 && rescan.addedItems == 0)
+        #expect(rescan.changedContainers.contains(album.identifier))
+        let after = try await allChildren(database, of: album.identifier)
+        #expect(after.map(\.identifier) == [tracks[0].identifier, tracks[2].identifier])
+        #expect(try await database.search("tone 660", limit: 5).isEmpty)
+    }
+
+    @Test("TagLib reads tags and length from headers")
+    func tagReader() throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("tags")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try AudioFixtures.writeTone(
+            ToneTrack(fileName: "t.ogg", frequency: 500, seconds: 3, title: "Tagged", artist: "Artist", album: "Album",
+                      trackNumber: 7, genre: "Ambient", date: "2019"),
+            in: directory)
+        let tags = try #require(TagReader.read(path: url.path))
+        #expect(tags == AudioTags(title: "Tagged", artist: "Artist", album: "Album", genre: "Ambient", year: 2019,
+                                  trackNumber: 7, duration: 3))
+        try Data("not audio".utf8).write(to: directory.appendingPathComponent("fake.mp3"))
+        #expect(TagReader.read(path: directory.appendingPathComponent("fake.mp3").path) == nil)
+    }
+}

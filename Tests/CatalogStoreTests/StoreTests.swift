@@ -1,0 +1,181 @@
+import CatalogStore
+import ContentTree
+import Foundation
+import GRDB
+import Testing
+
+@Suite("catalog store")
+struct StoreTests {
+    @Test("a new database is migrated and has an empty root")
+    func migratesEmpty() async throws {
+        let temp = try TemporaryCatalog()
+        defer { temp.remove() }
+        let database = try temp.open()
+        let tables = try await database.pool.read { db in
+            try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+        }
+        for table in ["source", "item", "child", "item_search", "artwork", "playback_position", "feedback", "local_file"] {
+            #expect(tables.contains(table), "missing table \(table)")
+        }
+        let applied = try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(applied.count == 1)
+        let mode = try await database.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(mode == "wal")
+        #expect(try await database.childCount(of: ContentItem.rootIdentifier) == 0)
+        try database.close()
+        // Reopening applies nothing again.
+        let again = try temp.open()
+        #expect(try await again.childCount(of: ContentItem.rootIdentifier) == 0)
+    }
+
+    @Test("sections appear under the root in a fixed order as sources register")
+    func sections() async throws {
+        let temp = try TemporaryCatalog()
+        defer { temp.remove() }
+        let database = try temp.open()
+        try await database.register(CatalogSource(kind: .radio, location: "https://example.net/radio.m3u"))
+        try await database.register(CatalogSource(kind: .local, location: "/music"))
+        try await database.register(CatalogSource(kind: .podcast, location: "https://example.net/feed.xml"))
+        let root = try await database.sections()
+        #expect(root.items.map(\.identifier) == [
+            ContentItem.Section.library, ContentItem.Section.podcasts, ContentItem.Section.radio,
+        ])
+        #expect(root.items.map(\.title) == ["Library", "Podcasts", "Radio"])
+        #expect(try await database.item(at: [1])?.identifier == ContentItem.Section.podcasts)
+        let radio = CatalogSource(kind: .radio, location: "https://example.net/radio.m3u")
+        let diff = try await database.remove(sourceIdentifier: radio.identifier)
+        #expect(diff.removedContainers.contains(ContentItem.Section.radio))
+        #expect(try await database.sections().items.count == 2)
+    }
+
+    @Test("children page by position at any offset and depth")
+    func paging() async throws {
+        let temp = try TemporaryCatalog()
+        defer { temp.remove() }
+        let database = try temp.open()
+        let source = CatalogSource(kind: .json, location: "test://paging")
+        try await database.register(source)
+        let tracks = (0..<237).map { "T\($0)" }
+        try await database.replaceContent(of: source.identifier, with: albumSnapshot(source, [("A", tracks), ("B", ["x"])]))
+
+        let album = try #require(try await database.item(at: [0]))
+        #expect(album.title == "A" && album.isContainer)
+        #expect(try await database.childCount(of: album.identifier) == 237)
+        let page = try await database.children(of: album.identifier, offset: 200, limit: 50)
+        #expect(page.offset == 200 && page.childCount == 237 && page.items.count == 37)
+        #expect(page.items.first?.title == "T200" && page.nextOffset == nil)
+        #expect(try await allChildren(database, of: album.identifier, pageSize: 17).map(\.title) == tracks)
+        #expect(try await database.item(at: [0, 236])?.title == "T236")
+        #expect(try await database.item(at: [0, 237]) == nil)
+        #expect(try await database.item(at: [1, 0])?.title == "x")
+        #expect(try await database.children(of: "nothing", offset: 0, limit: 10).items.isEmpty)
+        // The page query is a seek in the (parent, position) key, not a scan.
+        let detail = try await database.pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT identifier FROM child WHERE parent = ? AND position >= ? ORDER BY position LIMIT 10",
+                             arguments: [album.identifier, 200]).map { $0["detail"] as String }.joined(separator: " ")
+        }
+        #expect(detail.contains("SEARCH") && detail.contains("position>?"), "plan: \(detail)")
+    }
+
+    @Test("identifiers, progress and marks survive a re-import and a reopen")
+    func stableAcrossReimport() async throws {
+        let temp = try TemporaryCatalog()
+        defer { temp.remove() }
+        let source = CatalogSource(kind: .json, location: "test://stable")
+        do {
+            let database = try temp.open()
+            try await database.register(source)
+            try await database.replaceContent(of: source.identifier, with: albumSnapshot(source, [("A", ["one", "two"])]))
+            let two = try #require(try await database.item(at: [0, 1]))
+            try await database.savePlaybackPosition(PlaybackPosition(elapsed: 25, duration: nil, updatedAt: 1), for: two.identifier)
+            try await database.setFeedback(.like, active: true, for: two.identifier)
+            try await database.setFeedback(.bookmark, active: true, for: two.identifier)
+            try await database.setRating(4, for: two.identifier)
+            try database.close()
+        }
+        let database = try temp.open()
+        try await database.replaceContent(of: source.identifier, with: albumSnapshot(source, [("A", ["zero", "one", "two"])]))
+        let two = try #require(try await database.item(at: [0, 2]))
+        #expect(two.identifier == "\(source.identifier)/A/two")
+        #expect(two.playbackProgress == 0.25)
+        #expect(try await database.playbackPosition(for: two.identifier)?.elapsed == 25)
+        #expect(try await database.feedback(for: two.identifier) == ItemFeedback(liked: true, bookmarked: true, rating: 4))
+        try await database.setFeedback(.dislike, active: true, for: two.identifier)
+        #expect(try await database.feedback(for: two.identifier).liked == false)
+        #expect(try await database.identifiers(marked: .bookmark) == [two.identifier])
+        #expect(try await database.item(at: [0, 0])?.playbackProgress == -1)
+    }
+
+    @Test("a refresh reports exactly the containers it added, removed and changed")
+    func diffOfRefresh() async throws {
+        let temp = try TemporaryCatalog()
+        defer { temp.remove() }
+        let database = try temp.open()
+        let source = CatalogSource(kind: .json, location: "test://diff")
+        try await database.register(source)
+        let first = try await database.replaceContent(
+            of: source.identifier, with: albumSnapshot(source, [("A", ["1", "2"]), ("B", ["3"]), ("C", ["4"])]))
+        #expect(first.addedContainers == ["\(source.identifier)/A", "\(source.identifier)/B", "\(source.identifier)/C"])
+        #expect(first.changedContainers == [ContentItem.rootIdentifier])
+        #expect(first.addedItems == 7)
+
+        let updates = database.changes()
+        var retitled = albumSnapshot(source, [("A", ["1", "2"]), ("B", ["3", "5"]), ("D", ["6"])])
+        var renamed = try #require(retitled.items["\(source.identifier)/A/2"])
+        renamed.title = "two"
+        retitled.update(renamed)
+        let diff = try await database.replaceContent(of: source.identifier, with: retitled)
+        let id = { (name: String) in "\(source.identifier)/\(name)" }
+        #expect(diff.addedContainers == [id("D")])
+        #expect(diff.removedContainers == [id("C")])
+        #expect(diff.changedContainers == [id("A"), id("B"), ContentItem.rootIdentifier])
+        #expect(diff.addedItems == 3 && diff.removedItems == 2 && diff.updatedItems == 1)
+        var iterator = updates.makeAsyncIterator()
+        #expect(await iterator.next() == diff)
+
+        let same = try await database.replaceContent(of: source.identifier, with: retitled)
+        #expect(same.isEmpty)
+        #expect(try await allChildren(database, of: ContentItem.rootIdentifier).map(\.title) == ["A", "B", "D"])
+        #expect(try await database.summary() == CatalogSummary(sources: 1, containers: 3, playables: 5))
+    }
+
+    @Test("search finds titles, artists and albums by word prefix")
+    func search() async throws {
+        let temp = try TemporaryCatalog()
+        defer { temp.remove() }
+        let database = try temp.open()
+        let source = CatalogSource(kind: .json, location: "test://search")
+        try await database.register(source)
+        var snapshot = CatalogSnapshot()
+        snapshot.add(.container("s/album", title: "Blue Train"))
+        snapshot.add(ContentItem(identifier: "s/1", title: "Moment's Notice", isPlayable: true, artist: "John Coltrane", albumTitle: "Blue Train"), under: "s/album")
+        snapshot.add(ContentItem(identifier: "s/2", title: "Lazy Bird", isPlayable: true, artist: "John Coltrane", albumTitle: "Blue Train"), under: "s/album")
+        snapshot.add(ContentItem(identifier: "s/3", title: "Café Müller", isPlayable: true, artist: "Pina"), under: "s/album")
+        try await database.replaceContent(of: source.identifier, with: snapshot)
+        #expect(try await database.search("coltr", limit: 10).map(\.identifier).sorted() == ["s/1", "s/2"])
+        #expect(try await database.search("lazy bird", limit: 10).map(\.identifier) == ["s/2"])
+        #expect(try await database.search("blue", limit: 10).first?.identifier == "s/album")
+        #expect(try await database.search("cafe muller", limit: 10).map(\.identifier) == ["s/3"])
+        #expect(try await database.search("\"OR (", limit: 10).isEmpty)
+        // Removed items leave the index.
+        try await database.replaceContent(of: source.identifier, with: CatalogSnapshot())
+        #expect(try await database.search("coltrane", limit: 10).isEmpty)
+    }
+
+    @Test("a snapshot that lists children under a playable is refused and changes nothing")
+    func invalidSnapshot() async throws {
+        let temp = try TemporaryCatalog()
+        defer { temp.remove() }
+        let database = try temp.open()
+        let source = CatalogSource(kind: .json, location: "test://invalid")
+        try await database.register(source)
+        try await database.replaceContent(of: source.identifier, with: albumSnapshot(source, [("A", ["1"])]))
+        var bad = CatalogSnapshot()
+        bad.add(ContentItem(identifier: "p", title: "playable", isPlayable: true))
+        bad.add(ContentItem(identifier: "q", title: "child", isPlayable: true), under: "p")
+        await #expect(throws: CatalogDatabaseError.self) {
+            try await database.replaceContent(of: source.identifier, with: bad)
+        }
+        #expect(try await database.item(at: [0, 0])?.title == "1")
+    }
+}
