@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "medianode-bench",
+        abstract: "Measures MediaNode beside the floor: the same operation done directly, in the same run.",
+        subcommands: [CommandRoundTrip.self]
+    )
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages MediaNode builds, runs and tests with. Run as root.
+set -euo pipefail
+packages=(
+  pkg-config
+  # MQTT: the client library, the broker and its command-line clients
+  libmosquitto-dev mosquitto mosquitto-clients
+  # The catalog cache
+  libsqlite3-dev sqlite3
+  # Audio: GStreamer with the base and good plugins (Vorbis, FLAC, MP3, HTTP, WAV, JPEG), and its tools
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-tools
+  # Tags of local files without decoding them (TagLib's C API)
+  libtag1-dev libtagc0-dev
+)
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${packages[@]}"
