@@ -85,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "medianode",
             dependencies: [
-                "MediaNode", "MediaJSON", "RemoteCommands", "MQTTTransport",
+                "MediaNode", "MediaJSON", "RemoteCommands", "MQTTTransport", "CatalogStore", "GStreamerAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,6 +1,8 @@
+import ContentTree
 import Foundation
 import Logging
 import MQTTTransport
+import Playback
 import RemoteCommands
 import MediaJSON
 
@@ -11,19 +13,33 @@ import MediaJSON
 public final class Node: Sendable {
     public let configuration: NodeConfiguration
     public let commandCenter: RemoteCommandCenter
+    /// The playback core, when the node has an audio engine.
+    public let playback: PlaybackController?
+    let engine: (any AudioEngine)?
+    let catalog: (any ContentCatalog)?
+    let feedback: FeedbackBook
     let transport: any MessageTransport
     let retained: RetainedPublisher
     let logger: Logger
     let startedAt: Date
 
-    public init(configuration: NodeConfiguration, transport: any MessageTransport,
-                commandCenter: RemoteCommandCenter? = nil, logger: Logger = Logger(label: "medianode")) {
+    /// - Parameters:
+    ///   - engine: the audio engine; without one the playback commands stay unimplemented.
+    ///   - catalog: the catalog cache; without one feedback marks live in memory only.
+    public init(configuration: NodeConfiguration, transport: any MessageTransport, engine: (any AudioEngine)? = nil,
+                catalog: (any ContentCatalog)? = nil, commandCenter: RemoteCommandCenter? = nil,
+                logger: Logger = Logger(label: "medianode")) {
         self.configuration = configuration
         self.transport = transport
+        self.engine = engine
+        self.catalog = catalog
         self.commandCenter = commandCenter ?? RemoteCommandCenter(capabilities: configuration.capabilities)
         self.logger = logger
         self.retained = RetainedPublisher(transport: transport, logger: logger)
+        self.feedback = FeedbackBook(catalog: catalog, logger: logger)
         self.startedAt = Date()
+        self.playback = engine.map { PlaybackController(engine: $0) }
+        if let playback { registerPlaybackCommands(playback) }
     }
 
     var topics: TopicLayout { configuration.topics }
@@ -42,6 +58,8 @@ public final class Node: Sendable {
             for await _ in commandCenter.changes { self.publishCapabilities() }
         }
         defer { capabilityUpdates.cancel() }
+        let playbackTasks = startPlayback()
+        defer { for task in playbackTasks { task.cancel() } }
         transport.start()
         for await event in transport.events {
             switch event {
@@ -75,6 +93,7 @@ public final class Node: Sendable {
             logger.warning("could not confirm 'offline' with the broker before disconnecting (\(error))")
         }
         await transport.shutdown()
+        await engine?.shutdown()
     }
 
     // MARK: - Inbound

@@ -29,6 +29,7 @@ public final class RemoteCommandCenter: Sendable {
     struct State {
         var handlers: [RemoteCommand: [(token: CommandHandlerToken, handler: CommandHandler)]] = [:]
         var disabled: Set<RemoteCommand> = []
+        var unavailable: Set<RemoteCommand> = []
         var parameters: [RemoteCommand: [String: JSONValue]] = [:]
         var currentPlaybackRate = 1.0
         var nextToken: UInt64 = 1
@@ -70,6 +71,21 @@ public final class RemoteCommandCenter: Sendable {
     public func setEnabled(_ enabled: Bool, for command: RemoteCommand) {
         let changed = state.withLock { state in
             enabled ? state.disabled.remove(command) != nil : state.disabled.insert(command).inserted
+        }
+        if changed { changeContinuation.yield() }
+    }
+
+    /// Shows a command as unavailable in the current state (S2, S3: nothing loaded, a live stream) without
+    /// refusing it: its handler still answers with the status that tells why (e.g.
+    /// noActionableNowPlayingItem), as the status rules require.
+    public func setAvailable(_ available: Bool, for commands: [RemoteCommand]) {
+        let changed = state.withLock { state in
+            var changed = false
+            for command in commands {
+                changed = (available ? state.unavailable.remove(command) != nil : state.unavailable.insert(command).inserted)
+                    || changed
+            }
+            return changed
         }
         if changed { changeContinuation.yield() }
     }
@@ -184,7 +200,9 @@ public final class RemoteCommandCenter: Sendable {
     }
 
     private func isShownEnabled(_ command: RemoteCommand, in state: State) -> Bool {
-        guard !(state.handlers[command] ?? []).isEmpty, !state.disabled.contains(command) else { return false }
+        guard !(state.handlers[command] ?? []).isEmpty, !state.disabled.contains(command),
+              !state.unavailable.contains(command)
+        else { return false }
         if command == .changePlaybackRate { return capabilities.isSupportedByHeadUnit(state.currentPlaybackRate) }
         return true
     }

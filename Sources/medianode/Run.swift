@@ -1,5 +1,7 @@
 import ArgumentParser
+import CatalogStore
 import Foundation
+import GStreamerAudio
 import Logging
 import MQTTTransport
 import MediaNode
@@ -54,7 +56,15 @@ struct Run: AsyncParsableCommand {
 
         let transport = try MQTTClient(configuration: configuration.mqttConfiguration,
                                        logger: Logger(label: "medianode.mqtt"))
-        let node = Node(configuration: configuration, transport: transport, logger: logger)
+        let catalog = try openCatalog(at: configuration.databasePath, logger: logger)
+        let engine: GStreamerEngine
+        do {
+            engine = try GStreamerEngine(sink: configuration.audioSink, logger: Logger(label: "medianode.audio"))
+        } catch {
+            throw ValidationError("--audio-sink \(configuration.audioSink): \(error.message)")
+        }
+        let node = Node(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
+                        logger: logger)
         let group = ServiceGroup(
             services: [NodeService(node: node)],
             gracefulShutdownSignals: [.sigterm, .sigint],
@@ -87,6 +97,13 @@ struct Run: AsyncParsableCommand {
             databasePath: database ?? file.string("database") ?? Self.defaultDatabasePath,
             audioSink: audioSink ?? file.string("audio-sink") ?? "auto",
             maximumPayload: maximumPayload)
+    }
+
+    /// Opens (creating, or rebuilding when corrupt) the catalog cache.
+    func openCatalog(at path: String, logger: Logger) throws -> CatalogDatabase {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return try CatalogDatabase(path: path, logger: Logger(label: "medianode.catalog"))
     }
 
     static var defaultDatabasePath: String {

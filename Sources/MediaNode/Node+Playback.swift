@@ -1,0 +1,135 @@
+import Foundation
+import MediaJSON
+import Playback
+import RemoteCommands
+
+// MARK: - Following playback
+
+extension Node {
+    /// Commands that need a current item, shown unavailable with nothing loaded (S2, S3).
+    static let itemCommands: [RemoteCommand] = [
+        .changePlaybackPosition, .changePlaybackRate, .skipForward, .skipBackward, .seekForward, .seekBackward,
+    ]
+    /// Commands that make no sense in a live stream (S14).
+    static let seekCommands: [RemoteCommand] = [
+        .changePlaybackPosition, .skipForward, .skipBackward, .seekForward, .seekBackward,
+    ]
+
+    /// Starts the controller and the tasks that publish what it does.
+    func startPlayback() -> [Task<Void, Never>] {
+        guard let playback else { return [] }
+        commandCenter.setAvailable(false, for: Self.itemCommands)
+        return [
+            Task { await playback.run() },
+            Task { await self.followSnapshots(playback) },
+            Task { await self.followEvents(playback) },
+            Task { await self.loadLibraryQueue(playback) },
+        ]
+    }
+
+    func followSnapshots(_ playback: PlaybackController) async {
+        var shownItem: String?
+        for await snapshot in playback.snapshots {
+            publishQueue(snapshot.queue)
+            publishNowPlaying(snapshot)
+            commandCenter.setCurrentPlaybackRate(snapshot.rate)
+            commandCenter.setParameter("currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: .changeRepeatMode)
+            commandCenter.setParameter("currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: .changeShuffleMode)
+            let loaded = snapshot.item != nil
+            commandCenter.setAvailable(loaded, for: Self.itemCommands)
+            if loaded && snapshot.isLiveStream { commandCenter.setAvailable(false, for: Self.seekCommands) }
+            if snapshot.item?.identifier != shownItem {
+                shownItem = snapshot.item?.identifier
+                if let shownItem {
+                    showFeedback(await feedback.feedback(for: shownItem))
+                } else {
+                    showFeedback(.init())
+                }
+            }
+        }
+    }
+
+    func followEvents(_ playback: PlaybackController) async {
+        for await event in playback.events {
+            switch event {
+            case let .trackStarted(identifier):
+                publishEvent(["type": "trackStarted", "identifier": .string(identifier)])
+            case let .trackEnded(identifier, reason, position):
+                publishEvent([
+                    "type": "trackEnded", "identifier": .string(identifier), "reason": .string(reason.rawValue),
+                    "position": .number(position),
+                ])
+            case let .error(identifier, error):
+                logger.warning("playback error on \(identifier ?? "the output"): \(error)")
+                publishEvent([
+                    "type": "error", "identifier": JSONValue(identifier), "kind": .string(error.kind.rawValue),
+                    "message": .string(error.message),
+                ])
+            }
+        }
+    }
+
+    func publishQueue(_ queue: QueueSummary) {
+        let document: JSONValue = [
+            "identifiers": .array(queue.identifiers.map(JSONValue.string)), "index": JSONValue(queue.index),
+            "repeatMode": .string(queue.repeatMode.rawValue), "shuffleMode": .string(queue.shuffleMode.rawValue),
+        ]
+        retained.publish(topics.queue, document.jsonBytes)
+    }
+
+    /// Until the content tree serves the catalog, `--library` files in path order form the queue, loaded
+    /// without playing so the commands can be exercised.
+    func loadLibraryQueue(_ playback: PlaybackController) async {
+        let items = LibraryFolder.queueItems(in: configuration.libraries)
+        guard !items.isEmpty else { return }
+        logger.info("queued \(items.count) files from \(configuration.libraries.joined(separator: ", "))")
+        _ = await playback.prepareQueue(items)
+    }
+}
+
+/// Audio files of local folders, in path order.
+enum LibraryFolder {
+    static let audioExtensions: Set<String> = ["ogg", "oga", "opus", "flac", "mp3", "m4a", "wav"]
+
+    static func queueItems(in directories: [String]) -> [QueueItem] {
+        var paths: [String] = []
+        for directory in directories {
+            let root = URL(fileURLWithPath: directory)
+            guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { continue }
+            for case let url as URL in walker where audioExtensions.contains(url.pathExtension.lowercased()) {
+                paths.append(url.path)
+            }
+        }
+        return paths.sorted().map { path in
+            let url = URL(fileURLWithPath: path)
+            return QueueItem(
+                identifier: "file:" + path, uri: path, title: url.deletingPathExtension().lastPathComponent,
+                containerIdentifier: url.deletingLastPathComponent().path)
+        }
+    }
+}
+
+extension Node {
+    /// Publishes now playing from a snapshot.
+    func publishNowPlaying(_ snapshot: PlaybackSnapshot) {
+        guard let item = snapshot.item, snapshot.state != .stopped else {
+            retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
+            return
+        }
+        var document: [String: JSONValue] = [
+            "state": .string(snapshot.state.rawValue), "timestamp": .number(snapshot.timestamp),
+            "elapsedPlaybackTime": .number(snapshot.elapsed), "playbackRate": .number(snapshot.playbackRate),
+            "defaultPlaybackRate": .number(snapshot.defaultPlaybackRate), "identifier": .string(item.identifier),
+            "isLiveStream": .bool(snapshot.isLiveStream), "mediaType": "audio",
+            "playbackQueueCount": .number(Double(snapshot.queueCount)),
+            "repeatMode": .string(snapshot.queue.repeatMode.rawValue),
+            "shuffleMode": .string(snapshot.queue.shuffleMode.rawValue),
+        ]
+        if let index = snapshot.queueIndex { document["playbackQueueIndex"] = .number(Double(index)) }
+        if let duration = snapshot.duration, !snapshot.isLiveStream { document["playbackDuration"] = .number(duration) }
+        if let title = item.title ?? snapshot.tags.title { document["title"] = .string(title) }
+        if let artist = item.artist ?? snapshot.tags.artist { document["artist"] = .string(artist) }
+        if let album = item.albumTitle ?? snapshot.tags.albumTitle { document["albumTitle"] = .string(album) }
+        retained.publish(topics.nowPlaying, JSONValue.object(document).jsonBytes)
+    }
+}
