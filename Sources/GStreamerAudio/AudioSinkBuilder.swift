@@ -83,7 +83,7 @@ struct AudioSink {
         return element
     }
 
-    private static func parseBin(_ description: String) throws(AudioError) -> UnsafeMutablePointer<GstElement> {
+    static func parseBin(_ description: String) throws(AudioError) -> UnsafeMutablePointer<GstElement> {
         var error: UnsafeMutablePointer<GError>?
         let bin = gst_parse_bin_from_description(description, 1, &error)
         guard let bin else {

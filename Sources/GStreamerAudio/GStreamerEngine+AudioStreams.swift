@@ -23,6 +23,16 @@ extension GStreamerEngine {
             throw AudioError(.engine, "no audio stream \(index) (the item has \(count))")
         }
         mn_object_set_int(pipeline.playbin, "current-audio", gint(index))
+        // The selector switches only for data not yet queued, so without a flush the old language plays
+        // on for as long as the queues hold (seconds). Flush by seeking to where we are, but only while
+        // playing: the same seek while paused can deadlock playbin's selector (GStreamer 1.22).
+        var state = GST_STATE_VOID_PENDING
+        gst_element_get_state(pipeline.playbin, &state, nil, 0)
+        if state == GST_STATE_PLAYING {
+            _ = applyRate(rate, waitSeconds: 5)
+        } else {
+            streamSwitchNeedsFlush = true
+        }
     }
 
     /// GStreamer carries ISO 639 codes; two-letter ones are already BCP 47, three-letter ones are kept as is.

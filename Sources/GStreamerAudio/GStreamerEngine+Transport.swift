@@ -22,6 +22,7 @@ extension GStreamerEngine {
         }
         pipeline.post(.loaded(token))
         loaded = token
+        streamSwitchNeedsFlush = false
         mn_object_set_string(playbin, "uri", target)
         guard gst_element_set_state(playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE else { return }
         let start = seconds.map { max(0, $0) }
@@ -44,6 +45,10 @@ extension GStreamerEngine {
         try checkLoaded()
         if gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             throw AudioError(.engine, "the pipeline refused to play")
+        }
+        if streamSwitchNeedsFlush {
+            streamSwitchNeedsFlush = false
+            if waitForSteadyState(seconds: 5) { _ = applyRate(rate, waitSeconds: 5) }
         }
     }
 
@@ -90,8 +95,8 @@ extension GStreamerEngine {
     }
 
     public func setVolume(_ volume: Double) async {
-        guard !pipeline.isReleased else { return }
-        mn_object_set_double(pipeline.playbin, "volume", min(1, max(0, volume)))
+        guard !pipeline.isReleased, let element = pipeline.volume else { return }
+        mn_object_set_double(element, "volume", min(1, max(0, volume)))
     }
 
     public func position() async -> Double? {

@@ -29,6 +29,9 @@ final class FactRecorder: Sendable {
 
     var all: [AudioFact] { storage.facts.withLock { $0 } }
 
+    /// Forgets the history, so a long-running test measures the engine's memory, not the log's.
+    func clear() { storage.facts.withLock { $0.removeAll() } }
+
     /// Waits until a fact matching `predicate` arrives (or has arrived) and returns it.
     @discardableResult
     func wait(_ what: String, timeout: Double = 10, _ predicate: (AudioFact) -> Bool) async throws -> AudioFact {
