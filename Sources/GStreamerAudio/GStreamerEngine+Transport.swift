@@ -73,6 +73,10 @@ extension GStreamerEngine {
     }
 
     /// Waits (up to 5 s) for the seek to preroll, so `position()` afterwards reports the new place.
+    ///
+    /// Known limit: once playbin has read the whole current item and opened the preloaded next one
+    /// (the last second or two still in its queues, or right after preroll for very short files), a
+    /// flushing seek or rate change lands in the next item, as playbin has already switched upstream.
     public func seek(to seconds: Double) async throws(AudioError) {
         try checkLoaded()
         guard flushingSeek(to: seconds, rate: rate, waitSeconds: 5) else {

@@ -44,7 +44,7 @@ extension StreamTags {
         return String(cString: text)
     }
 
-    /// The front cover if tagged as one, else the first image.
+    /// The first embedded image (files rarely carry more than the front cover).
     private static func image(_ list: UnsafeMutablePointer<GstTagList>) -> ([UInt8], String?)? {
         var sample: OpaquePointer?
         guard gst_tag_list_get_sample(list, GST_TAG_IMAGE, &sample) != 0, let sample else { return nil }

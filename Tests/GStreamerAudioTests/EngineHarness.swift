@@ -18,16 +18,22 @@ struct FactTimeout: Error, CustomStringConvertible {
 
 /// Collects the engine's facts as they come, so a test can wait for one and inspect the whole history.
 final class FactRecorder: Sendable {
-    private final class Storage: Sendable { let facts = Mutex<[AudioFact]>([]) }
+    private final class Storage: Sendable {
+        let facts = Mutex<[AudioFact]>([])
+        let finished = Mutex(false)
+    }
     private let storage = Storage()
 
     init(_ stream: AsyncStream<AudioFact>) {
         Task { [storage] in
             for await fact in stream { storage.facts.withLock { $0.append(fact) } }
+            storage.finished.withLock { $0 = true }
         }
     }
 
     var all: [AudioFact] { storage.facts.withLock { $0 } }
+    /// The engine finished its facts stream.
+    var isFinished: Bool { storage.finished.withLock { $0 } }
 
     /// Forgets the history, so a long-running test measures the engine's memory, not the log's.
     func clear() { storage.facts.withLock { $0.removeAll() } }
@@ -81,8 +87,9 @@ struct EngineHarness {
 
     func wav() throws -> WAVFile { try WAVFile(contentsOf: wavURL) }
 
-    func close() async {
-        await engine.shutdown()
+    /// Removes the test's files. The engine releases its pipeline when the last reference goes; tests of
+    /// `shutdown` call it themselves.
+    func removeFiles() {
         try? FileManager.default.removeItem(at: directory)
     }
 }

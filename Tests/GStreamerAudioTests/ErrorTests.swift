@@ -27,7 +27,7 @@ extension GStreamerAudioTests {
               arguments: BadItem.allCases)
         func badItem(_ item: BadItem) async throws {
             let harness = try EngineHarness("error")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             let bad = PlaybackToken(1), good = PlaybackToken(2)
             try await harness.engine.load(uri: try item.uri(in: harness.directory), token: bad, startAt: nil)
             let error = try await harness.facts.wait("an error", timeout: 10) { $0.isError }

@@ -10,7 +10,7 @@ extension GStreamerAudioTests {
         @Test("a preloaded next item follows without a gap and both streams report their start")
         func gapless() async throws {
             let harness = try EngineHarness("gapless")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             let first = try harness.tone(440, seconds: 1.0)
             let second = try harness.tone(880, seconds: 1.0)
             try await harness.engine.load(uri: first.path, token: PlaybackToken(1), startAt: nil)
@@ -32,10 +32,28 @@ extension GStreamerAudioTests {
             #expect(gap < 0.005, "silent for \(gap) s between the tracks")
         }
 
+        @Test("the next item keeps a rate chosen for the one before")
+        func gaplessKeepsRate() async throws {
+            let harness = try EngineHarness("gapless-rate")
+            defer { harness.removeFiles() }
+            let first = try harness.tone(440, seconds: 3.0)
+            let second = try harness.tone(880, seconds: 2.0)
+            try await harness.loadAndPlay(first, token: PlaybackToken(1))
+            try await harness.engine.setRate(2.0)
+            await harness.engine.preloadNext(uri: second.path, token: PlaybackToken(2))
+            try await harness.facts.wait(for: .endOfStream(PlaybackToken(2)), timeout: 6)
+
+            // 3 s + 2 s at double speed: about 2.5 s rendered (3.5 s if the second item fell back to 1.0).
+            let wav = try harness.wav()
+            #expect(abs(wav.duration - 2.5) < 0.35, "rendered \(wav.duration) s")
+            let b = try #require(wav.dominantFrequency(from: wav.duration - 0.6, length: 0.5))
+            #expect(abs(b - 880) < 20, "heard \(b) Hz")
+        }
+
         @Test("facts after a new load never carry an earlier token")
         func staleTokens() async throws {
             let harness = try EngineHarness("tokens")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             let long = try harness.tone(440, seconds: 5)
             let short = try harness.tone(660, seconds: 0.5)
             try await harness.loadAndPlay(long, token: PlaybackToken(1))
@@ -56,7 +74,7 @@ extension GStreamerAudioTests {
         @Test("stop releases the item and reports idle")
         func stop() async throws {
             let harness = try EngineHarness("stop")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             try await harness.loadAndPlay(try harness.tone(440, seconds: 3), token: PlaybackToken(1))
             await harness.engine.stop()
             try await harness.facts.wait(for: .stateChanged(.idle, PlaybackToken(1)))
@@ -67,10 +85,25 @@ extension GStreamerAudioTests {
             #expect(try harness.wav().frameCount == size)
         }
 
+        @Test("shutdown ends the facts and refuses further work")
+        func shutdown() async throws {
+            let harness = try EngineHarness("shutdown")
+            defer { harness.removeFiles() }
+            try await harness.loadAndPlay(try harness.tone(440, seconds: 3), token: PlaybackToken(1))
+            await harness.engine.shutdown()
+            try await sleep(seconds: 0.1)
+            #expect(harness.facts.isFinished)
+            await #expect(throws: AudioError.self) {
+                try await harness.engine.load(uri: "/tmp/x.ogg", token: PlaybackToken(2), startAt: nil)
+            }
+            #expect(await harness.engine.position() == nil)
+            #expect(try harness.wav().riffSizeIsConsistent)
+        }
+
         @Test("tags and duration arrive stamped with the item's token")
         func tagsAndDuration() async throws {
             let harness = try EngineHarness("tags")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             try await harness.loadAndPlay(try harness.tone(440, seconds: 1.5), token: PlaybackToken(7))
             let duration = try await harness.facts.wait("duration") {
                 if case .duration(PlaybackToken(7), .some) = $0 { true } else { false }

@@ -10,7 +10,7 @@ extension GStreamerAudioTests {
         @Test("two seconds of play render two seconds of the tone")
         func rendersTheTone() async throws {
             let harness = try EngineHarness("render")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             let tone = try harness.tone(440, seconds: 5)
             try await harness.loadAndPlay(tone, token: PlaybackToken(1))
             try await sleep(seconds: 2)
@@ -29,7 +29,7 @@ extension GStreamerAudioTests {
         @Test("pausing stops the WAV from growing and playing resumes it")
         func pauseStopsGrowth() async throws {
             let harness = try EngineHarness("pause")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             try await harness.loadAndPlay(try harness.tone(550, seconds: 5), token: PlaybackToken(1))
             try await sleep(seconds: 0.6)
             try await harness.engine.pause()
@@ -50,7 +50,7 @@ extension GStreamerAudioTests {
         @Test("a flushing seek keeps the WAV valid and growing and moves the position")
         func seekKeepsTheFileValid() async throws {
             let harness = try EngineHarness("seek")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             try await harness.loadAndPlay(try harness.tone(660, seconds: 8), token: PlaybackToken(1))
             try await sleep(seconds: 0.8)
             try await harness.engine.seek(to: 5.0)
@@ -71,7 +71,7 @@ extension GStreamerAudioTests {
         @Test("loading with a start position plays from there")
         func startPosition() async throws {
             let harness = try EngineHarness("start")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             try await harness.loadAndPlay(try harness.tone(440, seconds: 3), token: PlaybackToken(1), startAt: 2.0)
             try await harness.facts.wait(for: .endOfStream(PlaybackToken(1)), timeout: 5)
             let wav = try harness.wav()
@@ -81,7 +81,7 @@ extension GStreamerAudioTests {
         @Test("at rate 2.0 a track ends in half its duration at the same pitch")
         func doubleRate() async throws {
             let harness = try EngineHarness("rate")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             let tone = try harness.tone(660, seconds: 4)
             try await harness.engine.load(uri: tone.path, token: PlaybackToken(1), startAt: nil)
             try await harness.facts.wait(for: .stateChanged(.paused, PlaybackToken(1)))
@@ -101,7 +101,7 @@ extension GStreamerAudioTests {
         @Test("volume zero renders silence")
         func volume() async throws {
             let harness = try EngineHarness("volume")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             await harness.engine.setVolume(0)
             try await harness.loadAndPlay(try harness.tone(440, seconds: 1), token: PlaybackToken(1))
             try await harness.facts.wait(for: .endOfStream(PlaybackToken(1)))

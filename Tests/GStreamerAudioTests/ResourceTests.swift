@@ -10,7 +10,7 @@ extension GStreamerAudioTests {
         @Test("a hundred items in a row do not make the process keep growing")
         func noLeak() async throws {
             let harness = try EngineHarness("leak")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             let tone = try harness.tone(440, seconds: 0.2)
             var rssAfter20 = 0
             for index in 1...100 {
@@ -32,7 +32,7 @@ extension GStreamerAudioTests {
         @Test("the audio streams of a file are listed with their languages and can be switched")
         func audioStreams() async throws {
             let harness = try EngineHarness("streams")
-            defer { Task { await harness.close() } }
+            defer { harness.removeFiles() }
             let file = try AudioFixtures.writeMultiLanguage(
                 streams: [("en", 440), ("de", 880)], seconds: 4, in: harness.directory)
             try await harness.engine.load(uri: file.path, token: PlaybackToken(1), startAt: nil)
