@@ -76,4 +76,37 @@ static inline GstClockTime mn_clock_time_none(void) { return GST_CLOCK_TIME_NONE
 /// Wrapper for GST_ELEMENT_CAST-free unref of any GstObject (gst_object_unref takes gpointer).
 static inline void mn_object_unref(gpointer object) { gst_object_unref(object); }
 
+/// Wrapper for gst_tag_list_unref, a static inline Swift sees only on some versions.
+static inline void mn_tag_list_unref(GstTagList *tags) { gst_tag_list_unref(tags); }
+
+/// Wrapper for gst_sample_unref, a static inline Swift sees only on some versions.
+static inline void mn_sample_unref(GstSample *sample) { gst_sample_unref(sample); }
+
+/// Wrapper for GST_OBJECT_FLAG_IS_SET(object, GST_ELEMENT_FLAG_SINK), a macro: tells sinks (and bins
+/// holding sinks) apart from decoders, so only tags that reached the output are reported.
+static inline gboolean mn_object_is_sink(GstObject *object) {
+    return GST_IS_ELEMENT(object) && GST_OBJECT_FLAG_IS_SET(object, GST_ELEMENT_FLAG_SINK);
+}
+
+/// Wrapper for GST_OBJECT_NAME, a macro; the string belongs to the object.
+static inline const gchar *mn_object_name(GstObject *object) { return GST_OBJECT_NAME(object); }
+
+/// Wrapper for GST_ELEMENT_NAME of the factory that made an element (macros), or NULL.
+static inline const gchar *mn_element_factory_name(GstElement *element) {
+    GstElementFactory *factory = gst_element_get_factory(element);
+    return factory ? gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(factory)) : NULL;
+}
+
+/// Wrapper for GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE: enum flags combine as ints in C only.
+static inline GstSeekFlags mn_seek_flags_flush_accurate(void) {
+    return (GstSeekFlags)(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE);
+}
+
+/// The message types the engine's bus thread consumes (an OR of enum flags, awkward from Swift).
+static inline GstMessageType mn_engine_message_mask(void) {
+    return (GstMessageType)(GST_MESSAGE_ERROR | GST_MESSAGE_WARNING | GST_MESSAGE_EOS | GST_MESSAGE_STATE_CHANGED |
+                            GST_MESSAGE_TAG | GST_MESSAGE_DURATION_CHANGED | GST_MESSAGE_BUFFERING |
+                            GST_MESSAGE_STREAM_START | GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_APPLICATION);
+}
+
 #endif

@@ -1,0 +1,121 @@
+import CGStreamer
+import Logging
+import Playback
+
+/// The element playbin renders into, built from an `AudioSinkDescription`.
+///
+/// Ownership: `element` is a strong (non-floating) reference owned by this value's holder, who unrefs it
+/// after the pipeline reached NULL. The engine keeps it to tell output errors (`.device`) from item errors.
+struct AudioSink {
+    let element: UnsafeMutablePointer<GstElement>
+    /// Set for `wav:` sinks, so the engine can close the file on shutdown.
+    let wavWriter: WAVFileWriter?
+
+    static func make(_ description: AudioSinkDescription, logger: Logger) throws(AudioError) -> AudioSink {
+        switch description {
+        case .fake:
+            return AudioSink(element: try realTimeFakeSink(), wavWriter: nil)
+        case .automatic:
+            return AudioSink(element: try automaticSink(logger: logger), wavWriter: nil)
+        case .wav(let path):
+            return try wavSink(path: path)
+        case .pipeline(let text):
+            return AudioSink(element: try parseBin(text), wavWriter: nil)
+        }
+    }
+
+    // MARK: - Kinds of sink
+
+    /// `sync=true` makes the sink wait for the clock, so positions and ends of stream happen in real time.
+    private static func realTimeFakeSink() throws(AudioError) -> UnsafeMutablePointer<GstElement> {
+        let sink = try makeElement("fakesink")
+        mn_object_set_bool(sink, "sync", 1)
+        // The last-sample copy would pin one buffer for nothing.
+        mn_object_set_bool(sink, "enable-last-sample", 0)
+        return sink
+    }
+
+    /// autoaudiosink picks its device when it reaches READY and, finding none, silently renders into a
+    /// fake sink of its own. Probe it now, so the log says why nothing is heard, and use our real-time
+    /// fake sink instead.
+    private static func automaticSink(logger: Logger) throws(AudioError) -> UnsafeMutablePointer<GstElement> {
+        let auto = try makeElement("autoaudiosink")
+        let probe = gst_element_set_state(auto, GST_STATE_READY)
+        let chosen = firstChildFactoryName(of: auto)
+        if probe != GST_STATE_CHANGE_FAILURE, let chosen, chosen != "fakesink" {
+            logger.info("audio output: autoaudiosink chose \(chosen)")
+            gst_element_set_state(auto, GST_STATE_NULL)
+            return auto
+        }
+        gst_element_set_state(auto, GST_STATE_NULL)
+        mn_object_unref(auto)
+        logger.warning("no audio output device could be opened; playing into a real-time fake sink")
+        return try realTimeFakeSink()
+    }
+
+    /// Converts whatever playbin produces to the WAV's one format and hands each rendered buffer to Swift.
+    /// The fakesink's `sync=true` means a buffer is handed over when it is played, not when it is decoded.
+    private static func wavSink(path: String) throws(AudioError) -> AudioSink {
+        let writer = try WAVFileWriter(path: path)
+        let caps = "audio/x-raw,format=S16LE,layout=interleaved,rate=\(WAVFileWriter.sampleRate),"
+            + "channels=\(WAVFileWriter.channels)"
+        let bin = try parseBin(
+            "audioconvert ! audioresample ! capsfilter caps=\"\(caps)\" ! "
+                + "fakesink name=wavout sync=true signal-handoffs=true enable-last-sample=false")
+        guard let fakesink = gst_bin_get_by_name(gcast(bin), "wavout") else {
+            mn_object_unref(bin)
+            throw AudioError(.engine, "the WAV sink has no output element")
+        }
+        defer { mn_object_unref(fakesink) }
+        let context = Unmanaged.passRetained(writer).toOpaque()
+        mn_signal_connect(fakesink, "handoff", unsafeBitCast(wavHandoff, to: GCallback.self), context, releaseWriter)
+        return AudioSink(element: bin, wavWriter: writer)
+    }
+
+    // MARK: - Helpers
+
+    /// Creates an element and takes ownership of its floating reference.
+    static func makeElement(_ factory: String) throws(AudioError) -> UnsafeMutablePointer<GstElement> {
+        guard let element = gst_element_factory_make(factory, nil) else {
+            throw AudioError(.engine, "GStreamer element \(factory) is not installed")
+        }
+        gst_object_ref_sink(element)
+        return element
+    }
+
+    static func parseBin(_ description: String) throws(AudioError) -> UnsafeMutablePointer<GstElement> {
+        var error: UnsafeMutablePointer<GError>?
+        let bin = gst_parse_bin_from_description(description, 1, &error)
+        guard let bin else {
+            throw AudioError(.engine, "bad audio sink \"\(description)\": \(GStreamer.consume(error))")
+        }
+        if error != nil { _ = GStreamer.consume(error) }  // a recoverable warning; the bin is usable
+        gst_object_ref_sink(bin)
+        return gcast(bin)
+    }
+
+    private static func firstChildFactoryName(of bin: UnsafeMutablePointer<GstElement>) -> String? {
+        let binStruct = gcast(bin, to: GstBin.self)
+        guard let child = binStruct.pointee.children?.pointee.data else { return nil }
+        let element = child.assumingMemoryBound(to: GstElement.self)
+        return mn_element_factory_name(element).map { String(cString: $0) }
+    }
+}
+
+/// fakesink's "handoff": called on the streaming thread for every buffer as it is rendered.
+private let wavHandoff: @convention(c) (
+    UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstBuffer>?, UnsafeMutablePointer<GstPad>?, gpointer?
+) -> Void = { _, buffer, _, context in
+    guard let buffer, let context else { return }
+    let writer = Unmanaged<WAVFileWriter>.fromOpaque(context).takeUnretainedValue()
+    var map = GstMapInfo()
+    guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return }
+    defer { gst_buffer_unmap(buffer, &map) }
+    writer.append(UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
+}
+
+/// Destroy notify of the handoff connection: drops the reference the signal held on the writer.
+private let releaseWriter: @convention(c) (gpointer?, UnsafeMutablePointer<GClosure>?) -> Void = { context, _ in
+    guard let context else { return }
+    Unmanaged<WAVFileWriter>.fromOpaque(context).release()
+}

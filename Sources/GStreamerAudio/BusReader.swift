@@ -1,0 +1,210 @@
+import CGStreamer
+import Dispatch
+import Foundation
+import Logging
+import Playback
+
+/// Turns pipeline bus messages into `AudioFact`s, on a thread of its own, in the order GStreamer posted them.
+///
+/// Token stamping: the reader's idea of the current token changes only at points that are ordered with
+/// the messages themselves: a marker the engine posted after the old load was torn down, or the
+/// STREAM_START of a gapless switch. So a late message of an earlier load is always stamped with the
+/// earlier token.
+///
+/// Threading: after `start`, every stored `var` is touched only by the bus thread. `playbin`, `sink` and
+/// `bus` are borrowed: the owner keeps them alive until `join` has returned.
+final class BusReader: @unchecked Sendable {
+    private let bus: UnsafeMutablePointer<GstBus>
+    private let playbin: UnsafeMutablePointer<GstElement>
+    private let sink: UnsafeMutablePointer<GstElement>
+    private let shared: EngineShared
+    private let continuation: AsyncStream<AudioFact>.Continuation
+    private let logger: Logger
+    private let finished = DispatchSemaphore(value: 0)
+    private var onGaplessSwitch: @Sendable (PlaybackToken) -> Void = { _ in }
+
+    // Bus-thread state.
+    private var current: PlaybackToken?
+    private var load: PlaybackToken?
+    private var sawFirstStreamStart = false
+    private var lastState: EngineState?
+    private var lastDuration: Double??
+
+    init(bus: UnsafeMutablePointer<GstBus>, playbin: UnsafeMutablePointer<GstElement>,
+         sink: UnsafeMutablePointer<GstElement>, shared: EngineShared,
+         continuation: AsyncStream<AudioFact>.Continuation, logger: Logger) {
+        self.bus = bus
+        self.playbin = playbin
+        self.sink = sink
+        self.shared = shared
+        self.continuation = continuation
+        self.logger = logger
+    }
+
+    /// Starts the thread. `onGaplessSwitch` runs on the bus thread after a switch's streamStarted fact.
+    func start(onGaplessSwitch: @escaping @Sendable (PlaybackToken) -> Void) {
+        self.onGaplessSwitch = onGaplessSwitch
+        let thread = Thread { [self] in run() }
+        thread.name = "medianode.audio.bus"
+        thread.start()
+    }
+
+    /// Waits until the thread has read the `.quit` marker. Call only after posting it.
+    func join() { finished.wait() }
+
+    private func run() {
+        var running = true
+        while running {
+            // A bounded wait, so a bus set flushing by mistake cannot wedge the thread in a tight loop.
+            guard let message = gst_bus_timed_pop_filtered(bus, 200 * 1_000_000, mn_engine_message_mask())
+            else { continue }
+            running = handle(message)
+            mn_message_unref(message)
+        }
+        finished.signal()
+    }
+
+    /// Returns false once the quit marker arrived.
+    private func handle(_ message: UnsafeMutablePointer<GstMessage>) -> Bool {
+        switch mn_message_type(message) {
+        case GST_MESSAGE_APPLICATION: return handleMarker(message)
+        case GST_MESSAGE_STATE_CHANGED: handleStateChanged(message)
+        case GST_MESSAGE_STREAM_START: handleStreamStart()
+        case GST_MESSAGE_EOS: emit { .endOfStream($0) }
+        case GST_MESSAGE_ERROR: handleError(message)
+        case GST_MESSAGE_WARNING: logWarning(message)
+        case GST_MESSAGE_TAG: handleTags(message)
+        case GST_MESSAGE_DURATION_CHANGED: reportDuration(unknownMeansLive: false)
+        case GST_MESSAGE_ASYNC_DONE: reportDuration(unknownMeansLive: true)
+        case GST_MESSAGE_BUFFERING:
+            var percent: gint = 0
+            gst_message_parse_buffering(message, &percent)
+            emit { .buffering($0, percent: Int(percent)) }
+        default: break
+        }
+        return true
+    }
+
+    private func emit(_ fact: (PlaybackToken) -> AudioFact) {
+        guard let current else { return }  // nothing loaded: a leftover of a stopped item
+        continuation.yield(fact(current))
+    }
+
+    // MARK: - Markers and stream starts
+
+    private func handleMarker(_ message: UnsafeMutablePointer<GstMessage>) -> Bool {
+        guard let structure = gst_message_get_structure(message),
+              gst_structure_has_name(structure, EngineShared.markerName) != 0
+        else { return true }
+        let marker = shared.state.withLock { $0.markers.isEmpty ? nil : $0.markers.removeFirst() }
+        switch marker {
+        case .loaded(let token):
+            current = token
+            load = token
+            sawFirstStreamStart = false
+            lastState = .loading
+            lastDuration = nil
+            continuation.yield(.stateChanged(.loading, token))
+        case .stopped(let token):
+            current = nil
+            load = nil
+            lastState = .idle
+            continuation.yield(.stateChanged(.idle, token))
+        case .quit:
+            return false
+        case nil:
+            logger.error("audio bus: a marker message without a payload")
+        }
+        return true
+    }
+
+    private func handleStreamStart() {
+        guard let load else { return }
+        if !sawFirstStreamStart {
+            sawFirstStreamStart = true
+            emit { .streamStarted($0) }
+            reportDuration(unknownMeansLive: false)
+            return
+        }
+        let next: PlaybackToken? = shared.state.withLock { state in
+            state.switches.removeAll { $0.load != load }
+            return state.switches.isEmpty ? nil : state.switches.removeFirst().next
+        }
+        guard let next else { return }  // a stream restarted without a switch; still the same item
+        current = next
+        lastDuration = nil
+        continuation.yield(.streamStarted(next))
+        reportDuration(unknownMeansLive: false)
+        onGaplessSwitch(next)
+    }
+
+    // MARK: - Other messages
+
+    private func handleStateChanged(_ message: UnsafeMutablePointer<GstMessage>) {
+        guard mn_message_src(message) == gcast(playbin, to: GstObject.self) else { return }
+        var old = GST_STATE_VOID_PENDING, new = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
+        gst_message_parse_state_changed(message, &old, &new, &pending)
+        guard pending == GST_STATE_VOID_PENDING else { return }
+        let state: EngineState
+        switch new {
+        case GST_STATE_PAUSED: state = .paused
+        case GST_STATE_PLAYING: state = .playing
+        default: return  // READY and NULL are reported by the engine's own markers
+        }
+        guard state != lastState, current != nil else { return }
+        lastState = state
+        emit { .stateChanged(state, $0) }
+    }
+
+    private func handleError(_ message: UnsafeMutablePointer<GstMessage>) {
+        var error: UnsafeMutablePointer<GError>?
+        var debug: UnsafeMutablePointer<gchar>?
+        gst_message_parse_error(message, &error, &debug)
+        let text = GStreamer.consume(error)
+        let details = debug.map { String(cString: $0) } ?? ""
+        g_free(debug)
+        let source = mn_message_src(message)
+        let sinkObject = gcast(sink, to: GstObject.self)
+        let fromOutput = source.map { $0 == sinkObject || gst_object_has_as_ancestor($0, sinkObject) != 0 } ?? false
+        logger.error("audio error: \(text)", metadata: ["debug": "\(details)"])
+        guard let current else { return }
+        // An error from the item playbin switched to (but whose stream has not started) belongs to that item.
+        let pendingNext = fromOutput ? nil : shared.state.withLock { state in
+            state.switches.last { $0.load == load }?.next
+        }
+        continuation.yield(.error(pendingNext ?? current, AudioError(fromOutput ? .device : .item, text)))
+    }
+
+    private func logWarning(_ message: UnsafeMutablePointer<GstMessage>) {
+        var error: UnsafeMutablePointer<GError>?
+        var debug: UnsafeMutablePointer<gchar>?
+        gst_message_parse_warning(message, &error, &debug)
+        g_free(debug)
+        let text = GStreamer.consume(error)
+        // Expected: the engine turned playsink's soft volume off to use its own volume element.
+        guard text != "No volume control found" else { return }
+        logger.warning("audio warning: \(text)")
+    }
+
+    private func handleTags(_ message: UnsafeMutablePointer<GstMessage>) {
+        // Decoders post tags ahead of playback (the next gapless item's while the current one still
+        // plays); the sink posts them when the stream reaches the output, in order with STREAM_START.
+        guard let source = mn_message_src(message), mn_object_is_sink(source) != 0 else { return }
+        var list: UnsafeMutablePointer<GstTagList>?
+        gst_message_parse_tag(message, &list)
+        guard let list else { return }
+        defer { mn_tag_list_unref(list) }
+        let tags = StreamTags(list)
+        if !tags.isEmpty { emit { .tags($0, tags) } }
+    }
+
+    private func reportDuration(unknownMeansLive: Bool) {
+        var nanoseconds: gint64 = -1
+        let known = gst_element_query_duration(playbin, GST_FORMAT_TIME, &nanoseconds) != 0 && nanoseconds >= 0
+        guard known || unknownMeansLive else { return }
+        let duration: Double? = known ? GStreamer.seconds(nanoseconds) : nil
+        guard lastDuration == nil || lastDuration! != duration else { return }
+        lastDuration = .some(duration)
+        emit { .duration($0, duration) }
+    }
+}

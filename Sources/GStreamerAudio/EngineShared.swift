@@ -1,0 +1,57 @@
+import CGStreamer
+import Playback
+import Synchronization
+
+/// A note the engine leaves in the bus, between GStreamer's own messages, so the bus thread knows exactly
+/// which messages belong to which load: everything before a `.loaded` marker came from the earlier load.
+enum BusMarker: Sendable {
+    case loaded(PlaybackToken)
+    case stopped(PlaybackToken)
+    /// Ends the bus thread.
+    case quit
+}
+
+/// A gapless switch playbin made from inside `about-to-finish`, waiting for its STREAM_START.
+struct GaplessSwitch: Sendable {
+    /// The load whose chain of items this switch extends; switches of an older load are stale.
+    var load: PlaybackToken
+    var next: PlaybackToken
+}
+
+/// State touched from three threads: the engine's executor, the bus thread, and playbin's streaming
+/// thread (in `about-to-finish`). Each access is one short critical section; nothing blocks under the lock.
+final class EngineShared: Sendable {
+    struct State: Sendable {
+        /// Payloads of marker messages posted but not yet read, in posting order (the bus is FIFO too).
+        var markers: [BusMarker] = []
+        /// The item to switch to when the current one is about to finish.
+        var next: (uri: String, token: PlaybackToken)?
+        /// The load the running streaming threads belong to; nil when stopped.
+        var load: PlaybackToken?
+        var switches: [GaplessSwitch] = []
+    }
+
+    let state = Mutex(State())
+
+    static let markerName = "medianode-marker"
+}
+
+/// playbin's "about-to-finish": called on a streaming thread when the current item has been fully read.
+/// Setting `uri` here is the documented way to queue the next item without a gap.
+let aboutToFinish: @convention(c) (UnsafeMutablePointer<GstElement>?, gpointer?) -> Void = { playbin, context in
+    guard let playbin, let context else { return }
+    let shared = Unmanaged<EngineShared>.fromOpaque(context).takeUnretainedValue()
+    let uri: String? = shared.state.withLock { state in
+        guard let next = state.next, let load = state.load else { return nil }
+        state.next = nil
+        state.switches.append(GaplessSwitch(load: load, next: next.token))
+        return next.uri
+    }
+    if let uri { mn_object_set_string(playbin, "uri", uri) }
+}
+
+/// Destroy notify of the about-to-finish connection: drops the reference the signal held.
+let releaseShared: @convention(c) (gpointer?, UnsafeMutablePointer<GClosure>?) -> Void = { context, _ in
+    guard let context else { return }
+    Unmanaged<EngineShared>.fromOpaque(context).release()
+}

@@ -1,0 +1,50 @@
+import CGStreamer
+import Playback
+
+/// Process-wide GStreamer set-up and the small conversions every file of this target needs.
+enum GStreamer {
+    /// `gst_init` must run once per process before any other call; a Swift static is initialised exactly
+    /// once, thread-safely, so it doubles as the guard.
+    private static let initialization: AudioError? = {
+        var error: UnsafeMutablePointer<GError>?
+        guard gst_init_check(nil, nil, &error) != 0 else {
+            return AudioError(.engine, "GStreamer failed to initialise: \(consume(error))")
+        }
+        return nil
+    }()
+
+    /// Initialises GStreamer if no one has yet. Safe from any thread.
+    static func initialize() throws(AudioError) {
+        if let failure = initialization { throw failure }
+    }
+
+    /// Turns a plain path into a `file://` URI and leaves URLs alone, as `load` accepts both.
+    static func uri(from pathOrURI: String) throws(AudioError) -> String {
+        if gst_uri_is_valid(pathOrURI) != 0 { return pathOrURI }
+        var error: UnsafeMutablePointer<GError>?
+        guard let uri = gst_filename_to_uri(pathOrURI, &error) else {
+            throw AudioError(.item, "not a path or URI: \(pathOrURI) (\(consume(error)))")
+        }
+        defer { g_free(uri) }
+        return String(cString: uri)
+    }
+
+    /// Reads a GError's message and frees it; GLib hands ownership of errors to the caller.
+    static func consume(_ error: UnsafeMutablePointer<GError>?) -> String {
+        guard let error else { return "unknown error" }
+        defer { g_error_free(error) }
+        return error.pointee.message.map { String(cString: $0) } ?? "unknown error"
+    }
+
+    /// Nanoseconds as GStreamer counts them, from seconds.
+    static func clockTime(seconds: Double) -> gint64 {
+        gint64((max(0, seconds) * Double(mn_gst_second())).rounded())
+    }
+
+    static func seconds(_ time: gint64) -> Double { Double(time) / Double(mn_gst_second()) }
+}
+
+/// GObject's C "inheritance": a pointer to an instance is a pointer to each of its parent structs.
+func gcast<From, To>(_ pointer: UnsafeMutablePointer<From>, to: To.Type = To.self) -> UnsafeMutablePointer<To> {
+    UnsafeMutablePointer<To>(OpaquePointer(pointer))
+}

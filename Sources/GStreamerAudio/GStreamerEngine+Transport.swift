@@ -1,0 +1,147 @@
+import CGStreamer
+import Playback
+
+// MARK: - Loading and transport
+
+extension GStreamerEngine {
+    /// Tears the previous item down, then prerolls `uri` paused. Item failures (missing file, corrupt
+    /// data, dead URL) arrive as `.error` facts; this throws only for input that is not a path or URI.
+    ///
+    /// With a start position or a non-1.0 rate, waits (up to 10 s) for the preroll and seeks before
+    /// returning, so the first audio played is already at the right place and speed.
+    public func load(uri: String, token: PlaybackToken, startAt seconds: Double?) async throws(AudioError) {
+        let target = try GStreamer.uri(from: uri)
+        try checkAlive()
+        let playbin = pipeline.playbin
+        gst_element_set_state(playbin, GST_STATE_NULL)
+        // No streaming thread runs now, so nothing of the old load can post after this marker.
+        pipeline.shared.state.withLock { state in
+            state.next = nil
+            state.switches = []
+            state.load = token
+        }
+        pipeline.post(.loaded(token))
+        loaded = token
+        streamSwitchNeedsFlush = false
+        mn_object_set_string(playbin, "uri", target)
+        guard gst_element_set_state(playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE else { return }
+        let start = seconds.map { max(0, $0) }
+        guard start != nil || rate != 1.0 else { return }
+        guard waitForSteadyState(seconds: 10) else { return }
+        _ = flushingSeek(to: start ?? 0, rate: rate, waitSeconds: 10)
+    }
+
+    public func preloadNext(uri: String?, token: PlaybackToken?) async {
+        let next: (uri: String, token: PlaybackToken)?
+        if let uri, let token, let target = try? GStreamer.uri(from: uri) {
+            next = (target, token)
+        } else {
+            next = nil
+        }
+        pipeline.shared.state.withLock { $0.next = next }
+    }
+
+    public func play() async throws(AudioError) {
+        try checkLoaded()
+        if gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+            throw AudioError(.engine, "the pipeline refused to play")
+        }
+        if streamSwitchNeedsFlush {
+            streamSwitchNeedsFlush = false
+            if waitForSteadyState(seconds: 5) { _ = applyRate(rate, waitSeconds: 5) }
+        }
+    }
+
+    public func pause() async throws(AudioError) {
+        try checkLoaded()
+        if gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE {
+            throw AudioError(.engine, "the pipeline refused to pause")
+        }
+    }
+
+    /// Releases the item: NULL closes files, sockets and decoders.
+    public func stop() async {
+        guard !pipeline.isReleased, let token = loaded else { return }
+        gst_element_set_state(pipeline.playbin, GST_STATE_NULL)
+        pipeline.shared.state.withLock { state in
+            state.next = nil
+            state.switches = []
+            state.load = nil
+        }
+        pipeline.post(.stopped(token))
+        loaded = nil
+    }
+
+    /// Waits (up to 5 s) for the seek to preroll, so `position()` afterwards reports the new place.
+    ///
+    /// Known limit: once playbin has read the whole current item and opened the preloaded next one
+    /// (the last second or two still in its queues, or right after preroll for very short files), a
+    /// flushing seek or rate change lands in the next item, as playbin has already switched upstream.
+    public func seek(to seconds: Double) async throws(AudioError) {
+        try checkLoaded()
+        guard flushingSeek(to: seconds, rate: rate, waitSeconds: 5) else {
+            throw AudioError(.engine, "the item cannot seek to \(seconds) s")
+        }
+    }
+
+    /// A flushing seek from the current position with the new rate; scaletempo keeps the pitch.
+    /// (GStreamer's instant-rate-change flag would avoid the flush but hangs on 1.22.)
+    public func setRate(_ newRate: Double) async throws(AudioError) {
+        guard newRate > 0, newRate <= 8 else { throw AudioError(.engine, "unsupported rate \(newRate)") }
+        try checkAlive()
+        let previous = rate
+        rate = newRate
+        guard loaded != nil, newRate != previous else { return }
+        guard applyRate(newRate, waitSeconds: 5) else {
+            rate = previous
+            throw AudioError(.engine, "the item cannot change rate")
+        }
+    }
+
+    public func setVolume(_ volume: Double) async {
+        guard !pipeline.isReleased, let element = pipeline.volume else { return }
+        mn_object_set_double(element, "volume", min(1, max(0, volume)))
+    }
+
+    public func position() async -> Double? {
+        guard loaded != nil, !pipeline.isReleased else { return nil }
+        var nanoseconds: gint64 = -1
+        guard gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds) != 0,
+              nanoseconds >= 0
+        else { return nil }
+        return GStreamer.seconds(nanoseconds)
+    }
+
+    // MARK: - Helpers (engine executor only)
+
+    func applyRate(_ newRate: Double, waitSeconds: Double) -> Bool {
+        var nanoseconds: gint64 = 0
+        _ = gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds)
+        return flushingSeek(to: GStreamer.seconds(max(0, nanoseconds)), rate: newRate, waitSeconds: waitSeconds)
+    }
+
+    private func flushingSeek(to seconds: Double, rate: Double, waitSeconds: Double) -> Bool {
+        let accepted = gst_element_seek(
+            pipeline.playbin, rate, GST_FORMAT_TIME, mn_seek_flags_flush_accurate(),
+            GST_SEEK_TYPE_SET, GStreamer.clockTime(seconds: seconds), GST_SEEK_TYPE_NONE, -1) != 0
+        if accepted { _ = waitForSteadyState(seconds: waitSeconds) }
+        return accepted
+    }
+
+    /// Blocks the engine's thread until a pending state change completes; false on failure or timeout.
+    @discardableResult
+    func waitForSteadyState(seconds: Double) -> Bool {
+        let result = gst_element_get_state(
+            pipeline.playbin, nil, nil, GstClockTime(GStreamer.clockTime(seconds: seconds)))
+        return result == GST_STATE_CHANGE_SUCCESS || result == GST_STATE_CHANGE_NO_PREROLL
+    }
+
+    func checkAlive() throws(AudioError) {
+        if pipeline.isReleased { throw AudioError(.engine, "the audio engine was shut down") }
+    }
+
+    func checkLoaded() throws(AudioError) {
+        try checkAlive()
+        if loaded == nil { throw AudioError(.engine, "nothing is loaded") }
+    }
+}

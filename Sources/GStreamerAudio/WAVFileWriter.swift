@@ -1,0 +1,92 @@
+import Foundation
+import Playback
+import Synchronization
+
+/// Appends 16-bit PCM to a WAV file and keeps its header true after every append, so a reader that opens
+/// the file at any moment (a test, mid-playback) sees a valid WAV of everything played so far.
+///
+/// `wavenc ! filesink` cannot do this: it rewrites the header by seeking the file, which breaks as soon as
+/// a flushing seek sends a new segment. Writing the file ourselves keeps it append-only.
+///
+/// Threading: `append` runs on the sink's streaming thread, `close` on the engine's executor; a mutex
+/// serialises them, so an append racing a close is dropped rather than written to a closed descriptor.
+final class WAVFileWriter: Sendable {
+    static let sampleRate: UInt32 = 44_100
+    static let channels: UInt16 = 2
+    static let bitsPerSample: UInt16 = 16
+    static let headerSize = 44
+    /// RIFF sizes are 32-bit; past this the file stops growing instead of lying (about 6.7 hours of audio).
+    static let maximumDataSize = UInt64(UInt32.max) - UInt64(headerSize)
+
+    let path: String
+    private struct Output {
+        var descriptor: Int32
+        var dataSize: UInt64 = 0
+    }
+    private let output: Mutex<Output?>
+
+    /// Creates (or truncates) the file and writes the header of an empty WAV.
+    init(path: String) throws(AudioError) {
+        self.path = path
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw AudioError(.device, "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        let header = Self.header(dataSize: 0)
+        let written = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        guard written == header.count else {
+            _ = Glibc.close(descriptor)
+            throw AudioError(.device, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        output = Mutex(Output(descriptor: descriptor))
+    }
+
+    deinit { close() }
+
+    /// Bytes of PCM written so far.
+    var dataSize: UInt64 { output.withLock { $0?.dataSize ?? 0 } }
+
+    /// Appends interleaved S16LE stereo frames, then patches the two size fields.
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        output.withLock { output in
+            guard var current = output, let base = bytes.baseAddress, !bytes.isEmpty else { return }
+            let room = Self.maximumDataSize - current.dataSize
+            let count = Int(min(UInt64(bytes.count), room)) & ~3  // whole frames only
+            guard count > 0 else { return }
+            let offset = off_t(Self.headerSize) + off_t(current.dataSize)
+            let written = pwrite(current.descriptor, base, count, offset)
+            guard written > 0 else { return }
+            current.dataSize += UInt64(written)
+            Self.patchSizes(of: current.descriptor, dataSize: current.dataSize)
+            output = current
+        }
+    }
+
+    /// Closes the file; later appends are ignored. Safe to call more than once.
+    func close() {
+        output.withLock { output in
+            if let current = output { _ = Glibc.close(current.descriptor) }
+            output = nil
+        }
+    }
+
+    private static func patchSizes(of descriptor: Int32, dataSize: UInt64) {
+        var riff = UInt32(truncatingIfNeeded: dataSize + 36).littleEndian
+        var data = UInt32(truncatingIfNeeded: dataSize).littleEndian
+        _ = pwrite(descriptor, &data, 4, 40)
+        _ = pwrite(descriptor, &riff, 4, 4)
+    }
+
+    static func header(dataSize: UInt32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        func ascii(_ text: String) { bytes += Array(text.utf8) }
+        func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+        func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+        let blockAlign = channels * bitsPerSample / 8
+        ascii("RIFF"); u32(36 + dataSize); ascii("WAVE")
+        ascii("fmt "); u32(16); u16(1); u16(channels); u32(sampleRate)
+        u32(sampleRate * UInt32(blockAlign)); u16(blockAlign); u16(bitsPerSample)
+        ascii("data"); u32(dataSize)
+        return bytes
+    }
+}

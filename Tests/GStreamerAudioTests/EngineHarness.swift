@@ -1,0 +1,112 @@
+import Foundation
+import GStreamerAudio
+import MediaNodeTesting
+import Playback
+import Synchronization
+import Testing
+
+/// The parent of every engine suite: `.serialized` applies to the suites nested in it, so no two tests
+/// play audio at once and the timing checks hold on a loaded two-core machine.
+@Suite("GStreamer audio engine", .serialized)
+struct GStreamerAudioTests {}
+
+struct FactTimeout: Error, CustomStringConvertible {
+    var waitingFor: String
+    var seen: [AudioFact]
+    var description: String { "timed out waiting for \(waitingFor); facts so far: \(seen)" }
+}
+
+/// Collects the engine's facts as they come, so a test can wait for one and inspect the whole history.
+final class FactRecorder: Sendable {
+    private final class Storage: Sendable {
+        let facts = Mutex<[AudioFact]>([])
+        let finished = Mutex(false)
+    }
+    private let storage = Storage()
+
+    init(_ stream: AsyncStream<AudioFact>) {
+        Task { [storage] in
+            for await fact in stream { storage.facts.withLock { $0.append(fact) } }
+            storage.finished.withLock { $0 = true }
+        }
+    }
+
+    var all: [AudioFact] { storage.facts.withLock { $0 } }
+    /// The engine finished its facts stream.
+    var isFinished: Bool { storage.finished.withLock { $0 } }
+
+    /// Forgets the history, so a long-running test measures the engine's memory, not the log's.
+    func clear() { storage.facts.withLock { $0.removeAll() } }
+
+    /// Waits until a fact matching `predicate` arrives (or has arrived) and returns it.
+    @discardableResult
+    func wait(_ what: String, timeout: Double = 10, _ predicate: (AudioFact) -> Bool) async throws -> AudioFact {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while ContinuousClock.now < deadline {
+            if let fact = all.first(where: predicate) { return fact }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw FactTimeout(waitingFor: what, seen: all)
+    }
+
+    @discardableResult
+    func wait(for fact: AudioFact, timeout: Double = 10) async throws -> AudioFact {
+        try await wait("\(fact)", timeout: timeout) { $0 == fact }
+    }
+}
+
+/// One engine rendering into a WAV file in a temporary directory, with generated tones.
+struct EngineHarness {
+    let directory: URL
+    let wavURL: URL
+    let engine: GStreamerEngine
+    let facts: FactRecorder
+
+    init(_ label: String) throws {
+        directory = try AudioFixtures.makeTemporaryDirectory(label)
+        wavURL = directory.appendingPathComponent("out.wav")
+        engine = try GStreamerEngine(sink: "wav:\(wavURL.path)")
+        facts = FactRecorder(engine.facts)
+    }
+
+    /// A tone file; `frequency` tells tracks apart in the rendered audio.
+    func tone(_ frequency: Int, seconds: Double) throws -> URL {
+        try AudioFixtures.writeTone(
+            ToneTrack(fileName: "tone-\(frequency)-\(seconds).ogg", frequency: frequency, seconds: seconds,
+                      title: "Tone \(frequency)"),
+            in: directory)
+    }
+
+    /// Loads, waits for the preroll, plays and waits until the engine says it plays.
+    func loadAndPlay(_ url: URL, token: PlaybackToken, startAt: Double? = nil) async throws {
+        try await engine.load(uri: url.path, token: token, startAt: startAt)
+        try await facts.wait(for: .stateChanged(.paused, token))
+        try await engine.play()
+        try await facts.wait(for: .stateChanged(.playing, token))
+    }
+
+    func wav() throws -> WAVFile { try WAVFile(contentsOf: wavURL) }
+
+    /// Removes the test's files. The engine releases its pipeline when the last reference goes; tests of
+    /// `shutdown` call it themselves.
+    func removeFiles() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+extension AudioFact {
+    /// The load that caused the fact.
+    var token: PlaybackToken {
+        switch self {
+        case .stateChanged(_, let token), .streamStarted(let token), .endOfStream(let token),
+             .error(let token, _), .tags(let token, _), .duration(let token, _), .buffering(let token, _):
+            token
+        }
+    }
+
+    var isError: Bool { if case .error = self { true } else { false } }
+}
+
+func sleep(seconds: Double) async throws {
+    try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+}

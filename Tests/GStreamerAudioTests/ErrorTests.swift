@@ -1,0 +1,69 @@
+import Foundation
+import GStreamerAudio
+import MediaNodeTesting
+import Playback
+import Testing
+
+extension GStreamerAudioTests {
+    @Suite("Bad items")
+    struct ErrorTests {
+        enum BadItem: String, CaseIterable, CustomTestStringConvertible {
+            case missing, corrupt, deadURL
+            var testDescription: String { rawValue }
+
+            func uri(in directory: URL) throws -> String {
+                switch self {
+                case .missing: return directory.appendingPathComponent("nowhere.ogg").path
+                case .corrupt:
+                    let url = directory.appendingPathComponent("noise.ogg")
+                    try Data((0..<20_000).map { _ in UInt8.random(in: 0...255) }).write(to: url)
+                    return url.path
+                case .deadURL: return "http://127.0.0.1:\(try closedPort())/x.ogg"
+                }
+            }
+        }
+
+        @Test("a bad item reports an item error with its token and the next load still plays",
+              arguments: BadItem.allCases)
+        func badItem(_ item: BadItem) async throws {
+            let harness = try EngineHarness("error")
+            defer { harness.removeFiles() }
+            let bad = PlaybackToken(1), good = PlaybackToken(2)
+            try await harness.engine.load(uri: try item.uri(in: harness.directory), token: bad, startAt: nil)
+            let error = try await harness.facts.wait("an error", timeout: 10) { $0.isError }
+            guard case .error(let token, let audioError) = error else { return }
+            #expect(token == bad)
+            #expect(audioError.kind == .item, "\(audioError)")
+
+            try await harness.loadAndPlay(try harness.tone(440, seconds: 0.5), token: good)
+            try await harness.facts.wait(for: .endOfStream(good), timeout: 5)
+            #expect(try harness.wav().duration > 0.3)
+            #expect(!harness.facts.all.contains { $0.isError && $0.token == good })
+        }
+
+        @Test("a wav sink in a missing directory is refused up front")
+        func badSink() {
+            #expect(throws: AudioError.self) { try GStreamerEngine(sink: "wav:/nonexistent/dir/out.wav") }
+            #expect(throws: AudioError.self) { try GStreamerEngine(sink: "nosuchsink ! alsonot") }
+        }
+    }
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on: bound by us, then closed.
+func closedPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EMFILE) }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
+        }
+    }
+    guard bound else { throw POSIXError(.EADDRINUSE) }
+    return Int(UInt16(bigEndian: address.sin_port))
+}

@@ -1,0 +1,113 @@
+import Foundation
+import GStreamerAudio
+import MediaNodeTesting
+import Playback
+import Testing
+
+extension GStreamerAudioTests {
+    @Suite("Playback into a WAV file")
+    struct PlaybackTests {
+        @Test("two seconds of play render two seconds of the tone")
+        func rendersTheTone() async throws {
+            let harness = try EngineHarness("render")
+            defer { harness.removeFiles() }
+            let tone = try harness.tone(440, seconds: 5)
+            try await harness.loadAndPlay(tone, token: PlaybackToken(1))
+            try await sleep(seconds: 2)
+            try await harness.engine.pause()
+            try await sleep(seconds: 0.2)
+
+            let wav = try harness.wav()
+            #expect(wav.sampleRate == 44_100 && wav.channels == 2)
+            #expect(abs(wav.duration - 2.0) < 0.4, "rendered \(wav.duration) s")
+            let frequency = try #require(wav.dominantFrequency(from: 0.5, length: 1.0))
+            #expect(abs(frequency - 440) < 10, "heard \(frequency) Hz")
+            let position = try #require(await harness.engine.position())
+            #expect(abs(position - wav.duration) < 0.3, "position \(position), rendered \(wav.duration)")
+        }
+
+        @Test("pausing stops the WAV from growing and playing resumes it")
+        func pauseStopsGrowth() async throws {
+            let harness = try EngineHarness("pause")
+            defer { harness.removeFiles() }
+            try await harness.loadAndPlay(try harness.tone(550, seconds: 5), token: PlaybackToken(1))
+            try await sleep(seconds: 0.6)
+            try await harness.engine.pause()
+            try await sleep(seconds: 0.3)
+            let atPause = try harness.wav()
+            try await sleep(seconds: 1.0)
+            let later = try harness.wav()
+            #expect(later.frameCount == atPause.frameCount)
+            #expect(atPause.duration > 0.3)
+
+            try await harness.engine.play()
+            try await sleep(seconds: 0.6)
+            let resumed = try harness.wav()
+            #expect(resumed.duration > later.duration + 0.3, "grew \(resumed.duration - later.duration) s")
+            #expect(resumed.riffSizeIsConsistent)
+        }
+
+        @Test("a flushing seek keeps the WAV valid and growing and moves the position")
+        func seekKeepsTheFileValid() async throws {
+            let harness = try EngineHarness("seek")
+            defer { harness.removeFiles() }
+            try await harness.loadAndPlay(try harness.tone(660, seconds: 8), token: PlaybackToken(1))
+            try await sleep(seconds: 0.8)
+            try await harness.engine.seek(to: 5.0)
+            let afterSeek = try #require(await harness.engine.position())
+            #expect(afterSeek >= 4.9 && afterSeek < 5.5, "position \(afterSeek)")
+            let atSeek = try harness.wav()
+            try await sleep(seconds: 0.8)
+            let later = try harness.wav()
+
+            #expect(later.riffSizeIsConsistent && later.declaredDataSize <= later.availableDataSize)
+            #expect(later.duration > atSeek.duration + 0.5, "grew \(later.duration - atSeek.duration) s")
+            let position = try #require(await harness.engine.position())
+            #expect(position > 5.5, "position \(position)")
+            let frequency = try #require(later.dominantFrequency(from: later.duration - 0.5, length: 0.4))
+            #expect(abs(frequency - 660) < 12)
+        }
+
+        @Test("loading with a start position plays from there")
+        func startPosition() async throws {
+            let harness = try EngineHarness("start")
+            defer { harness.removeFiles() }
+            try await harness.loadAndPlay(try harness.tone(440, seconds: 3), token: PlaybackToken(1), startAt: 2.0)
+            try await harness.facts.wait(for: .endOfStream(PlaybackToken(1)), timeout: 5)
+            let wav = try harness.wav()
+            #expect(abs(wav.duration - 1.0) < 0.3, "rendered \(wav.duration) s of the last second")
+        }
+
+        @Test("at rate 2.0 a track ends in half its duration at the same pitch")
+        func doubleRate() async throws {
+            let harness = try EngineHarness("rate")
+            defer { harness.removeFiles() }
+            let tone = try harness.tone(660, seconds: 4)
+            try await harness.engine.load(uri: tone.path, token: PlaybackToken(1), startAt: nil)
+            try await harness.facts.wait(for: .stateChanged(.paused, PlaybackToken(1)))
+            try await harness.engine.setRate(2.0)
+            let started = ContinuousClock.now
+            try await harness.engine.play()
+            try await harness.facts.wait(for: .endOfStream(PlaybackToken(1)), timeout: 6)
+            let elapsed = (ContinuousClock.now - started) / .seconds(1)
+
+            #expect(elapsed > 1.5 && elapsed < 2.7, "took \(elapsed) s")
+            let wav = try harness.wav()
+            #expect(abs(wav.duration - 2.0) < 0.4, "rendered \(wav.duration) s")
+            let frequency = try #require(wav.dominantFrequency(from: 0.4, length: 1.0))
+            #expect(abs(frequency - 660) < 15, "heard \(frequency) Hz")
+        }
+
+        @Test("volume zero renders silence")
+        func volume() async throws {
+            let harness = try EngineHarness("volume")
+            defer { harness.removeFiles() }
+            await harness.engine.setVolume(0)
+            try await harness.loadAndPlay(try harness.tone(440, seconds: 1), token: PlaybackToken(1))
+            try await harness.facts.wait(for: .endOfStream(PlaybackToken(1)))
+            let wav = try harness.wav()
+            #expect(wav.duration > 0.7)
+            #expect(wav.rms(from: 0, length: wav.duration) < 0.001)
+        }
+    }
+}
