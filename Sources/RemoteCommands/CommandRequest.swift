@@ -51,7 +51,10 @@ public struct CommandRequest: Sendable, Equatable {
         case let .string(text)?: id = text
         case let .number(number)?:
             // Integers are echoed as text: a common integrator habit, and the reply still correlates.
-            guard number == number.rounded() else { return refuse("'id' must be a string") }
+            // Past 2^53 a double no longer holds the integer that was sent, and Int64 would trap.
+            guard number == number.rounded(), abs(number) <= 9_007_199_254_740_992 else {
+                return refuse("'id' must be a string")
+            }
             id = String(Int64(number))
         case let other?: return refuse("'id' must be a string, got \(other.typeName)")
         }
