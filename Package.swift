@@ -38,6 +38,12 @@ let package = Package(
             providers: [.apt(["libtagc0-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CGdkPixbuf",
+            pkgConfig: "gdk-pixbuf-2.0",
+            providers: [.apt(["libgdk-pixbuf-2.0-dev"])]
+        ),
+
         // MARK: - Transport
         .target(
             name: "MQTTTransport",
@@ -69,12 +75,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(name: "Artwork", dependencies: ["CGdkPixbuf"], swiftSettings: swiftSettings),
+
         // MARK: - The node that wires them
         .target(
             name: "MediaNode",
             dependencies: [
                 "MQTTTransport", "MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree",
-                "CatalogStore", "GStreamerAudio",
+                "CatalogStore", "GStreamerAudio", "Artwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

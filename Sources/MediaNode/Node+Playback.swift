@@ -31,7 +31,7 @@ extension Node {
         var shownItem: String?
         for await snapshot in playback.snapshots {
             publishQueue(snapshot.queue)
-            publishNowPlaying(snapshot)
+            await nowPlaying.update(snapshot)
             commandCenter.setCurrentPlaybackRate(snapshot.rate)
             commandCenter.setParameter("currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: .changeRepeatMode)
             commandCenter.setParameter("currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: .changeShuffleMode)
@@ -106,30 +106,5 @@ enum LibraryFolder {
                 identifier: "file:" + path, uri: path, title: url.deletingPathExtension().lastPathComponent,
                 containerIdentifier: url.deletingLastPathComponent().path)
         }
-    }
-}
-
-extension Node {
-    /// Publishes now playing from a snapshot.
-    func publishNowPlaying(_ snapshot: PlaybackSnapshot) {
-        guard let item = snapshot.item, snapshot.state != .stopped else {
-            retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
-            return
-        }
-        var document: [String: JSONValue] = [
-            "state": .string(snapshot.state.rawValue), "timestamp": .number(snapshot.timestamp),
-            "elapsedPlaybackTime": .number(snapshot.elapsed), "playbackRate": .number(snapshot.playbackRate),
-            "defaultPlaybackRate": .number(snapshot.defaultPlaybackRate), "identifier": .string(item.identifier),
-            "isLiveStream": .bool(snapshot.isLiveStream), "mediaType": "audio",
-            "playbackQueueCount": .number(Double(snapshot.queueCount)),
-            "repeatMode": .string(snapshot.queue.repeatMode.rawValue),
-            "shuffleMode": .string(snapshot.queue.shuffleMode.rawValue),
-        ]
-        if let index = snapshot.queueIndex { document["playbackQueueIndex"] = .number(Double(index)) }
-        if let duration = snapshot.duration, !snapshot.isLiveStream { document["playbackDuration"] = .number(duration) }
-        if let title = item.title ?? snapshot.tags.title { document["title"] = .string(title) }
-        if let artist = item.artist ?? snapshot.tags.artist { document["artist"] = .string(artist) }
-        if let album = item.albumTitle ?? snapshot.tags.albumTitle { document["albumTitle"] = .string(album) }
-        retained.publish(topics.nowPlaying, JSONValue.object(document).jsonBytes)
     }
 }

@@ -1,3 +1,4 @@
+import Artwork
 import ContentTree
 import Foundation
 import Logging
@@ -18,6 +19,7 @@ public final class Node: Sendable {
     let engine: (any AudioEngine)?
     let catalog: (any ContentCatalog)?
     let feedback: FeedbackBook
+    let nowPlaying: NowPlayingPublisher
     let transport: any MessageTransport
     let retained: RetainedPublisher
     let logger: Logger
@@ -37,6 +39,10 @@ public final class Node: Sendable {
         self.logger = logger
         self.retained = RetainedPublisher(transport: transport, logger: logger)
         self.feedback = FeedbackBook(catalog: catalog, logger: logger)
+        self.nowPlaying = NowPlayingPublisher(
+            resolver: ArtworkResolver(
+                catalog: catalog, processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), logger: logger),
+            retained: retained, topics: configuration.topics, logger: logger)
         self.startedAt = Date()
         self.playback = engine.map { PlaybackController(engine: $0) }
         if let playback { registerPlaybackCommands(playback) }

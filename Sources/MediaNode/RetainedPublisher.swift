@@ -71,6 +71,9 @@ final class RetainedPublisher: Sendable {
 
     static func contentType(of payload: [UInt8]) -> String? {
         guard let first = payload.first else { return nil }
-        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? "application/json" : nil
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return "application/json" }
+        if payload.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if payload.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
+        return nil
     }
 }

@@ -24,7 +24,7 @@ struct ConfigFile {
         }
         let known: Set<String> = [
             "broker", "prefix", "node-id", "library", "catalog", "database", "audio-sink", "mqtt-version",
-            "max-payload", "ca-file", "cert-file", "key-file", "log-level",
+            "max-payload", "artwork-size", "ca-file", "cert-file", "key-file", "log-level",
         ]
         if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
             throw ValidationError("config file \(path): unknown key '\(unknown)'")

@@ -36,6 +36,8 @@ struct Run: AsyncParsableCommand {
     var certFile: String?
     @Option(name: .customLong("key-file"), help: "Client key for mqtts://.")
     var keyFile: String?
+    @Option(name: .customLong("artwork-size"), help: "Largest side of published artwork in pixels (default 600).")
+    var artworkSize: Int?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
     @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
@@ -96,7 +98,8 @@ struct Run: AsyncParsableCommand {
             catalogs: catalog.isEmpty ? file.strings("catalog") : catalog,
             databasePath: database ?? file.string("database") ?? Self.defaultDatabasePath,
             audioSink: audioSink ?? file.string("audio-sink") ?? "auto",
-            maximumPayload: maximumPayload)
+            maximumPayload: maximumPayload,
+            artworkSize: artworkSize ?? file.int("artwork-size") ?? 600)
     }
 
     /// Opens (creating, or rebuilding when corrupt) the catalog cache.

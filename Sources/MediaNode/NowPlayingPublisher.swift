@@ -1,0 +1,72 @@
+import CatalogStore
+import Foundation
+import Logging
+import MediaJSON
+import NowPlaying
+import Playback
+
+/// Publishes `P/nowplaying` the way MPNowPlayingInfoCenter works: every snapshot is offered and only a
+/// change goes out; artwork is found off the hot path and now playing goes out again when it arrives.
+actor NowPlayingPublisher {
+    private var center = NowPlayingCenter()
+    private var snapshot: PlaybackSnapshot?
+    private var artwork: [String: (NowPlayingArtwork, ArtworkResolver.Source)] = [:]
+    private var resolving: Set<String> = []
+    private var identifierPaths: [String: [String]] = [:]
+    private let resolver: ArtworkResolver
+    private let retained: RetainedPublisher
+    private let topics: TopicLayout
+    private let logger: Logger
+
+    init(resolver: ArtworkResolver, retained: RetainedPublisher, topics: TopicLayout, logger: Logger) {
+        self.resolver = resolver
+        self.retained = retained
+        self.topics = topics
+        self.logger = logger
+    }
+
+    /// Offers a new controller snapshot; publishes it if it changed anything a reader cannot extrapolate.
+    func update(_ snapshot: PlaybackSnapshot) {
+        self.snapshot = snapshot
+        publishCurrent()
+        guard let item = snapshot.item else { return }
+        let known = artwork[item.identifier]?.1
+        let embeddedArrived = snapshot.tags.image != nil && known != .embedded
+        if (known == nil || embeddedArrived) && !resolving.contains(item.identifier) {
+            resolving.insert(item.identifier)
+            let tags = snapshot.tags
+            Task { await self.resolveArtwork(for: item, tags: tags) }
+        }
+    }
+
+    /// The playing item's identifier path (S31 nowPlayingIdentifiers), from the content tree.
+    func setIdentifierPath(_ path: [String]?, for identifier: String) {
+        identifierPaths[identifier] = path
+        if snapshot?.item?.identifier == identifier { publishCurrent() }
+    }
+
+    private func publishCurrent() {
+        guard let snapshot else { return }
+        let identifier = snapshot.item?.identifier
+        let document = center.offer(
+            snapshot: snapshot, artwork: identifier.flatMap { artwork[$0]?.0 },
+            nowPlayingIdentifiers: identifier.flatMap { identifierPaths[$0] })
+        if let document { retained.publish(topics.nowPlaying, document.jsonBytes) }
+    }
+
+    private func resolveArtwork(for item: QueueItem, tags: StreamTags) async {
+        let found = await resolver.resolve(item, tags: tags)
+        resolving.remove(item.identifier)
+        guard let (processed, source) = found else { return }
+        let key = String(SHA256.hex(Data(processed.bytes)).prefix(32))
+        let topic = topics.artwork(key)
+        // Content-addressed: the same picture for a whole album is published once.
+        retained.publish(topic, processed.bytes)
+        artwork[item.identifier] = (
+            NowPlayingArtwork(topic: topic, mimeType: processed.mimeType, width: processed.width, height: processed.height),
+            source
+        )
+        if artwork.count > 512 { artwork.removeValue(forKey: artwork.keys.first { $0 != item.identifier }!) }
+        if snapshot?.item?.identifier == item.identifier { publishCurrent() }
+    }
+}
