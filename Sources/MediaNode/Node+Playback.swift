@@ -101,10 +101,9 @@ enum LibraryFolder {
             }
         }
         return paths.sorted().map { path in
-            let url = URL(fileURLWithPath: path)
-            return QueueItem(
-                identifier: "file:" + path, uri: path, title: url.deletingPathExtension().lastPathComponent,
-                containerIdentifier: url.deletingLastPathComponent().path)
+            // No title: the file's own tags name it once it loads.
+            QueueItem(identifier: "file:" + path, uri: path,
+                      containerIdentifier: URL(fileURLWithPath: path).deletingLastPathComponent().path)
         }
     }
 }

@@ -1,0 +1,199 @@
+import Foundation
+import GStreamerAudio
+import MQTTTransport
+import MediaJSON
+import MediaNode
+import MediaNodeTesting
+import Testing
+
+/// A node with a real GStreamer engine rendering to a WAV file, over a generated library.
+struct PlayingNode {
+    let broker: MosquittoBroker
+    let node: Node
+    let task: Task<Void, Never>
+    let client: TestMQTTClient
+    let library: URL
+    let wav: URL
+    var topics: TopicLayout { node.configuration.topics }
+
+    static func start(tracks: [ToneTrack], cover: (width: Int, height: Int)? = nil, coverBytes: [UInt8]? = nil)
+        async throws -> PlayingNode {
+        let broker = try MosquittoBroker()
+        let library = try AudioFixtures.makeTemporaryDirectory("library")
+        for track in tracks { try AudioFixtures.writeTone(track, in: library) }
+        if let cover { try AudioFixtures.writeCover(named: "cover.png", width: cover.width, height: cover.height, in: library) }
+        if let coverBytes { FileManager.default.createFile(atPath: library.appendingPathComponent("cover.jpg").path, contents: Data(coverBytes)) }
+        let wav = library.appendingPathComponent("output.wav")
+        let configuration = NodeConfiguration(
+            broker: try BrokerURL(parsing: broker.url), nodeID: "np", libraries: [library.path],
+            databasePath: ":memory:", audioSink: "wav:\(wav.path)")
+        let engine = try GStreamerEngine(sink: "wav:\(wav.path)")
+        let node = Node(configuration: configuration, transport: try MQTTClient(configuration: configuration.mqttConfiguration),
+                        engine: engine)
+        let task = Task { await node.run() }
+        let client = try TestMQTTClient(brokerURL: broker.url)
+        try await client.connect()
+        try await client.subscribeAndSettle("medianode/np/#")
+        // Ready once the library queue is loaded (now playing names an item).
+        _ = try await client.first(timeout: .seconds(20)) { message in
+            message.topic == configuration.topics.nowPlaying && (try? JSONValue(parsing: message.payload))?["identifier"] != nil
+        }
+        return PlayingNode(broker: broker, node: node, task: task, client: client, library: library, wav: wav)
+    }
+
+    func command(_ name: String, _ payload: String = "{}") async throws -> JSONValue {
+        let id = UUID().uuidString
+        var body = (try? JSONValue(parsing: payload).objectValue) ?? [:]
+        body["id"] = .string(id)
+        try await client.publish(topics.command(name), JSONValue.object(body).jsonString)
+        let reply = try await client.first(timeout: .seconds(15)) { message in
+            message.topic == topics.result && (try? JSONValue(parsing: message.payload))?["id"] == .string(id)
+        }
+        return try JSONValue(parsing: reply.payload)
+    }
+
+    /// The first now-playing document (already received or arriving) that satisfies `matches`.
+    func nowPlaying(timeout: Duration = .seconds(15), where matches: @escaping @Sendable (JSONValue) -> Bool)
+        async throws -> JSONValue {
+        let topic = topics.nowPlaying
+        let message = try await client.first(timeout: timeout) { message in
+            message.topic == topic && (try? JSONValue(parsing: message.payload)).map(matches) == true
+        }
+        return try JSONValue(parsing: message.payload)
+    }
+
+    func nowPlayingDocuments() async -> [JSONValue] {
+        await client.messages(on: topics.nowPlaying).compactMap { try? JSONValue(parsing: $0.payload) }
+    }
+
+    func stop() async {
+        await node.shutdown()
+        await task.value
+        await client.disconnect()
+        broker.stop()
+        try? FileManager.default.removeItem(at: library)
+    }
+}
+
+@Suite("Now playing against a real broker and real GStreamer", .serialized)
+struct NowPlayingTests {
+    @Test("steady playback publishes at most one now-playing message in 10 s, and the extrapolated position matches the audio")
+    func steadyPlaybackIsQuietAndExtrapolates() async throws {
+        let running = try await PlayingNode.start(tracks: [ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 16, title: "Steady")],
+                                                  cover: (300, 300))
+        #expect(try await running.command("play")["status"] == "success")
+        // Settle: tags, duration and artwork arrive in the first moments and each is a real change.
+        _ = try await running.nowPlaying { $0["state"] == "playing" && $0["artwork"] != nil && $0["playbackDuration"] != nil }
+        try await Task.sleep(for: .seconds(1))
+        let before = await running.nowPlayingDocuments().count
+        var errors: [Double] = []
+        for _ in 0..<10 {
+            try await Task.sleep(for: .seconds(1))
+            let latest = await running.nowPlayingDocuments().last!
+            let now = Date().timeIntervalSince1970
+            let predicted = latest["elapsedPlaybackTime"]!.numberValue!
+                + (now - latest["timestamp"]!.numberValue!) * latest["playbackRate"]!.numberValue!
+            let rendered = try WAVFile(contentsOf: running.wav).duration
+            errors.append(abs(predicted - rendered))
+        }
+        let published = await running.nowPlayingDocuments().count - before
+        #expect(published <= 1, "steady playback published \(published) now-playing messages in 10 s")
+        let sorted = errors.sorted()
+        #expect(sorted[sorted.count / 2] < 0.05, "median |predicted - rendered| = \(sorted[sorted.count / 2]) s; all: \(errors)")
+        #expect(sorted.last! < 0.25, "worst |predicted - rendered| = \(sorted.last!) s")
+        await running.stop()
+    }
+
+    @Test("now playing goes out at once without artwork, then again with artwork scaled to 600 px and at most 256 KiB")
+    func artworkArrivesAfterNowPlaying() async throws {
+        let running = try await PlayingNode.start(tracks: [ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 6, title: "Cover")],
+                                                  cover: (2000, 1500))
+        let first = try await running.nowPlaying { $0["identifier"] != nil }
+        #expect(first["artwork"] == nil)
+        let withArtwork = try await running.nowPlaying { $0["artwork"] != nil }
+        let artwork = try #require(withArtwork["artwork"])
+        #expect(artwork["mimeType"] == "image/jpeg")
+        #expect(artwork["width"] == 600)
+        #expect(artwork["height"] == 450)
+        let topic = try #require(artwork["topic"]?.stringValue)
+        #expect(topic.hasPrefix("medianode/np/artwork/"))
+        // A dashboard that connects later still finds the picture, retained.
+        let late = try TestMQTTClient(brokerURL: running.broker.url)
+        try await late.connect()
+        try await late.subscribe(topic)
+        let picture = try await late.first { $0.topic == topic }
+        await late.disconnect()
+        #expect(picture.retain)
+        #expect(picture.payload.starts(with: [0xFF, 0xD8, 0xFF]))
+        #expect(picture.payload.count <= 256 * 1024)
+        await running.stop()
+    }
+
+    @Test("a cover file that is not a picture leaves now playing without artwork and does not break it")
+    func garbageCover() async throws {
+        let running = try await PlayingNode.start(
+            tracks: [ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 6, title: "Garbage")],
+            coverBytes: Array("this is not a JPEG".utf8) + (0..<2000).map { UInt8($0 % 251) })
+        #expect(try await running.command("play")["status"] == "success")
+        let playing = try await running.nowPlaying { $0["state"] == "playing" && $0["title"] == "Garbage" }
+        #expect(playing["artwork"] == nil)
+        try await Task.sleep(for: .seconds(1))
+        #expect(await running.nowPlayingDocuments().allSatisfy { $0["artwork"] == nil })
+        #expect(await running.client.received.allSatisfy { !$0.topic.contains("/artwork/") })
+        await running.stop()
+    }
+
+    @Test("pause shows playbackRate 0 with the elapsed time frozen; play resumes from there")
+    func pauseFreezesElapsed() async throws {
+        let running = try await PlayingNode.start(tracks: [ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 10, title: "Pause")])
+        #expect(try await running.command("play")["status"] == "success")
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(try await running.command("pause")["status"] == "success")
+        let paused = try await running.nowPlaying { $0["state"] == "paused" && ($0["elapsedPlaybackTime"]?.numberValue ?? 0) > 1 }
+        #expect(paused["playbackRate"] == 0)
+        let elapsed = try #require(paused["elapsedPlaybackTime"]?.numberValue)
+        #expect(abs(elapsed - 1.5) < 0.4, "paused at \(elapsed) s")
+        #expect(try await running.command("play")["status"] == "success")
+        let resumed = try await running.nowPlaying { $0["state"] == "playing" && ($0["elapsedPlaybackTime"]?.numberValue ?? 0) > 1 }
+        #expect(abs((resumed["elapsedPlaybackTime"]?.numberValue ?? 0) - elapsed) < 0.3)
+        #expect(resumed["playbackRate"] == 1)
+        await running.stop()
+    }
+
+    @Test("an interruption pauses and shows 'interrupted'; its end resumes only when asked to")
+    func interruption() async throws {
+        let running = try await PlayingNode.start(tracks: [ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 12, title: "Call")])
+        #expect(try await running.command("play")["status"] == "success")
+        _ = try await running.nowPlaying { $0["state"] == "playing" }
+        #expect(try await running.command("interrupt", #"{"type":"begin"}"#)["status"] == "success")
+        let interrupted = try await running.nowPlaying { $0["state"] == "interrupted" }
+        #expect(interrupted["playbackRate"] == 0)
+        let size = try WAVFile(contentsOf: running.wav).duration
+        try await Task.sleep(for: .seconds(1))
+        #expect(try WAVFile(contentsOf: running.wav).duration - size < 0.2, "audio kept coming during the interruption")
+        #expect(try await running.command("interrupt", #"{"type":"end","shouldResume":true}"#)["status"] == "success")
+        _ = try await running.nowPlaying { $0["state"] == "playing" }
+        // Without shouldResume the end leaves playback paused.
+        #expect(try await running.command("interrupt", #"{"type":"begin"}"#)["status"] == "success")
+        #expect(try await running.command("interrupt", #"{"type":"end","shouldResume":false}"#)["status"] == "success")
+        let after = try await running.nowPlaying { $0["state"] == "paused" }
+        #expect(after["playbackRate"] == 0)
+        await running.stop()
+    }
+
+    @Test("a ducking interruption keeps playing, quieter")
+    func duckingInterruption() async throws {
+        let running = try await PlayingNode.start(tracks: [ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 12, title: "Duck")])
+        #expect(try await running.command("play")["status"] == "success")
+        try await Task.sleep(for: .seconds(1.5))
+        let loud = try WAVFile(contentsOf: running.wav)
+        let loudLevel = loud.rms(from: max(0, loud.duration - 0.5), length: 0.4)
+        #expect(try await running.command("interrupt", #"{"type":"begin","duck":true}"#)["status"] == "success")
+        try await Task.sleep(for: .seconds(1.5))
+        let ducked = try WAVFile(contentsOf: running.wav)
+        let duckedLevel = ducked.rms(from: ducked.duration - 0.5, length: 0.4)
+        #expect(ducked.duration > loud.duration + 1, "playback did not continue while ducked")
+        #expect(duckedLevel < loudLevel * 0.5, "ducked level \(duckedLevel) vs \(loudLevel)")
+        await running.stop()
+    }
+}
