@@ -22,16 +22,8 @@ extension PlaybackController {
                 return .success
             }
             guard wasPlaying else { return .success }
-            await cancelSeekHold()
-            do throws(AudioError) {
-                try await engine.pause()
-            } catch {
-                return .failed(PlaybackFailure(error))
-            }
-            await reanchor()
-            state = .interrupted
+            if let failure = await halt(as: .interrupted) { return failure }
             interruption = Interruption(wasPlaying: true, ducked: false)
-            anchor(at: anchorElapsed)
             publish()
             return .success
         }

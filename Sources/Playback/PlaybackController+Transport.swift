@@ -99,19 +99,25 @@ extension PlaybackController {
         return .success
     }
 
+    /// Pauses the engine and freezes the position as `newState` (paused, or interrupted); nil on success.
+    func halt(as newState: PlaybackState) async -> PlaybackOutcome? {
+        await cancelSeekHold()
+        do throws(AudioError) {
+            try await engine.pause()
+        } catch {
+            return .failed(PlaybackFailure(error))
+        }
+        await reanchor()
+        state = newState
+        anchor(at: anchorElapsed)
+        return nil
+    }
+
     func pauseInTurn() async -> PlaybackOutcome {
         guard queue.currentItem != nil else { return .failed(.nothingLoaded) }
         switch state {
         case .playing:
-            await cancelSeekHold()
-            do throws(AudioError) {
-                try await engine.pause()
-            } catch {
-                return .failed(PlaybackFailure(error))
-            }
-            await reanchor()
-            state = .paused
-            anchor(at: anchorElapsed)
+            if let failure = await halt(as: .paused) { return failure }
             publish()
             return .success
         case .interrupted:
