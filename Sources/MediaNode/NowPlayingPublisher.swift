@@ -8,7 +8,9 @@ import Playback
 /// Publishes `P/nowplaying` the way MPNowPlayingInfoCenter works: every snapshot is offered and only a
 /// change goes out; artwork is found off the hot path and now playing goes out again when it arrives.
 actor NowPlayingPublisher {
-    private var center = NowPlayingCenter()
+    /// Readers extrapolate the position; republish once it would be off by more than 40 ms (the contract's
+    /// readers expect it within 50 ms).
+    private var center = NowPlayingCenter(positionTolerance: 0.04)
     private var snapshot: PlaybackSnapshot?
     private var artwork: [String: (NowPlayingArtwork, ArtworkResolver.Source)] = [:]
     private var resolving: Set<String> = []

@@ -19,8 +19,13 @@ extension PlaybackController {
                 guard queue.currentItem?.isLiveStream == false else { break }
                 duration = newDuration
                 publish()
+            case let .stateChanged(.playing, token) where token == currentToken && state == .playing:
+                // The pipeline starts moving some time after play() returns (longer under load);
+                // pin the position to the moment it really does, so readers extrapolate from the truth.
+                await reanchor()
+                publish()
             default:
-                // stateChanged and buffering: the controller's own state is authoritative, since it
+                // Other state changes and buffering: the controller's own state is authoritative, since it
                 // changes only through its operations; stale tokens land here too.
                 break
             }
