@@ -1,3 +1,4 @@
+import Foundation
 import CGStreamer
 import Playback
 
@@ -104,12 +105,17 @@ extension GStreamerEngine {
     }
 
     public func position() async -> Double? {
+        await positionSample()?.seconds
+    }
+
+    /// Stamped on the engine's thread right after the query, before the answer hops back to the caller.
+    public func positionSample() async -> PositionSample? {
         guard loaded != nil, !pipeline.isReleased else { return nil }
         var nanoseconds: gint64 = -1
         guard gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds) != 0,
               nanoseconds >= 0
         else { return nil }
-        return GStreamer.seconds(nanoseconds)
+        return PositionSample(seconds: GStreamer.seconds(nanoseconds), sampledAt: Date().timeIntervalSince1970)
     }
 
     // MARK: - Helpers (engine executor only)

@@ -225,6 +225,11 @@ public final class InMemoryAudioEngine: AudioEngine {
         return state.withLock { Self.position($0, now: now) }
     }
 
+    public func positionSample() async -> PositionSample? {
+        let now = clock.now()
+        return state.withLock { Self.position($0, now: now) }.map { PositionSample(seconds: $0, sampledAt: now) }
+    }
+
     public func audioStreams() async -> [AudioStreamOption] {
         state.withLock { $0.loaded == nil ? [] : $0.streams }
     }

@@ -82,6 +82,17 @@ public struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(kind.rawValue): \(message)" }
 }
 
+/// A position and the moment it was true: across actor hops the moment matters as much as the value.
+public struct PositionSample: Sendable, Equatable {
+    public var seconds: Double
+    /// Seconds since the Unix epoch when the engine read `seconds`; nil: the caller's "now".
+    public var sampledAt: Double?
+    public init(seconds: Double, sampledAt: Double?) {
+        self.seconds = seconds
+        self.sampledAt = sampledAt
+    }
+}
+
 /// The audio engine the core drives. One implementation plays through GStreamer; the testing library
 /// has an in-memory twin so the core is tested without GStreamer.
 ///
@@ -108,8 +119,17 @@ public protocol AudioEngine: AnyObject, Sendable {
     func setVolume(_ volume: Double) async
     /// Current position in seconds, if anything is loaded.
     func position() async -> Double?
+    /// The current position with the time it was read, so a late answer does not skew the anchor.
+    func positionSample() async -> PositionSample?
     func audioStreams() async -> [AudioStreamOption]
     func selectAudioStream(_ index: Int) async throws(AudioError)
     /// Releases every resource. The engine cannot be used afterwards.
     func shutdown() async
+}
+
+extension AudioEngine {
+    /// Engines that cannot stamp their reading leave the moment to the caller.
+    public func positionSample() async -> PositionSample? {
+        await position().map { PositionSample(seconds: $0, sampledAt: nil) }
+    }
 }

@@ -128,8 +128,14 @@ public actor PlaybackController {
         anchorTime = clock.now()
     }
 
+    /// Pins the position to the engine's reading, at the moment the engine took it.
     func reanchor() async {
-        anchor(at: await currentPosition())
+        guard currentToken != nil, let sample = await engine.positionSample() else {
+            anchor(at: computedPosition())
+            return
+        }
+        anchorElapsed = max(0, sample.seconds)
+        anchorTime = sample.sampledAt ?? clock.now()
     }
 
     func makeSnapshot() -> PlaybackSnapshot {
