@@ -130,7 +130,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaNodeIntegrationTests",
-            dependencies: ["MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands"],
+            dependencies: [
+                "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "CatalogStore",
+                "ContentTree",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -156,7 +156,7 @@ final class Transfer: Sendable {
         if state.cancelled { return .failure(CancellationError()) }
         if let error {
             if let urlError = error as? URLError, urlError.code == .timedOut { return .failure(RefreshError.timedOut) }
-            return .failure(RefreshError.network(String(describing: error)))
+            return .failure(RefreshError.network(describe(error)))
         }
         guard let response = state.response else { return .failure(RefreshError.network("no response")) }
         var headers: [String: String] = [:]
@@ -175,6 +175,17 @@ final class Transfer: Sendable {
         }
         return .success(FetchResponse(status: response.statusCode, headers: headers, body: state.body))
     }
+}
+
+/// libcurl's own words ("Connection reset by peer", "transfer closed with 330 bytes remaining to read"),
+/// which URLSession on Linux buries in nested user-info dictionaries.
+func describe(_ error: any Error) -> String {
+    var current: NSError? = error as NSError
+    while let error = current {
+        if let text = error.userInfo[NSLocalizedDescriptionKey] as? String, !text.isEmpty { return text }
+        current = error.userInfo[NSUnderlyingErrorKey] as? NSError
+    }
+    return "URL error \((error as NSError).code)"
 }
 
 // MARK: - The session delegate
