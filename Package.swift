@@ -95,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "medianode-bench",
             dependencies: [
-                "MediaNode", "MediaNodeTesting",
+                "MediaNode", "MediaNodeTesting", "CatalogStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -104,7 +104,9 @@ let package = Package(
         // MARK: - Test support and tests
         .target(
             name: "MediaNodeTesting",
-            dependencies: ["MQTTTransport", "Playback", "CGStreamer", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MQTTTransport", "Playback", "CGStreamer", "CTagLib", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -75,7 +75,7 @@ public struct CatalogService: Service {
     }
 
     public func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 for provider in providers {
                     group.addTask { await keepRefreshing(provider) }
