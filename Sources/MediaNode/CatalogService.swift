@@ -81,6 +81,8 @@ public struct CatalogService: Service {
                     group.addTask { await keepRefreshing(provider) }
                 }
             }
+            // A service that returns early would end the whole group: with no sources, wait for shutdown.
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
         }
     }
 
