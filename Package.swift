@@ -103,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "medianode-bench",
             dependencies: [
-                "MediaNode", "MediaNodeTesting",
+                "MediaNode", "MediaNodeTesting", "CatalogStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -112,7 +112,9 @@ let package = Package(
         // MARK: - Test support and tests
         .target(
             name: "MediaNodeTesting",
-            dependencies: ["MQTTTransport", "Playback", "CGStreamer", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MQTTTransport", "Playback", "CGStreamer", "CTagLib", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -138,7 +140,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaNodeIntegrationTests",
-            dependencies: ["MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands"],
+            dependencies: [
+                "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "CatalogStore",
+                "ContentTree",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -14,6 +14,8 @@ packages=(
   libtag1-dev libtagc0-dev
   # Artwork: decode, scale and re-encode cover pictures
   libgdk-pixbuf-2.0-dev
+  # The fault-injecting HTTP server of the catalog tests
+  python3
 )
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q

@@ -24,6 +24,7 @@ public final class Node: Sendable {
     let retained: RetainedPublisher
     let logger: Logger
     let startedAt: Date
+    let catalogInfo = CatalogInfoState()
 
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.
@@ -59,6 +60,7 @@ public final class Node: Sendable {
         } catch {
             logger.error("cannot subscribe to command topics: \(error)")
         }
+        await refreshCatalogSummary()
         publishInitialState()
         let capabilityUpdates = Task { [commandCenter] in
             for await _ in commandCenter.changes { self.publishCapabilities() }
@@ -163,10 +165,7 @@ public final class Node: Sendable {
             "version": .string(MediaNodeVersion.string),
             "startedAt": .string(ISO8601DateFormatter().string(from: startedAt)),
             "mqttVersion": .string(configuration.protocolVersion.rawValue),
-            "catalog": [
-                "libraries": .array(configuration.libraries.map(JSONValue.string)),
-                "catalogs": .array(configuration.catalogs.map(JSONValue.string)),
-            ],
+            "catalog": catalogInfoDocument(),
         ]
         retained.publish(topics.info, info.jsonBytes)
     }

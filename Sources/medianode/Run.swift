@@ -40,6 +40,10 @@ struct Run: AsyncParsableCommand {
     var artworkSize: Int?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
+    @Option(name: .customLong("catalog-refresh"), help: "Seconds between refreshes of each --catalog (default 1800).")
+    var catalogRefresh: Int?
+    @Option(name: .customLong("library-rescan"), help: "Seconds between rescans of the --library folders (default 300).")
+    var libraryRescan: Int?
     @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
     var config: String?
 
@@ -67,8 +71,14 @@ struct Run: AsyncParsableCommand {
         }
         let node = Node(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
                         logger: logger)
+        let refresh = CatalogRefreshSettings(
+            remoteInterval: .seconds(max(1, catalogRefresh ?? file.int("catalog-refresh") ?? 1800)),
+            localInterval: .seconds(max(1, libraryRescan ?? file.int("library-rescan") ?? 300)))
+        let catalogService = CatalogService(
+            node: node, database: catalog, libraries: configuration.libraries, catalogs: configuration.catalogs,
+            settings: refresh)
         let group = ServiceGroup(
-            services: [NodeService(node: node)],
+            services: [NodeService(node: node), catalogService],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         try await group.run()

@@ -41,6 +41,19 @@ extension CatalogDatabase {
         return diff
     }
 
+    /// Artwork URLs some item names but whose bytes are not cached yet, most referenced first.
+    public func pendingArtworkURLs(limit: Int = 100) async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT artworkURL FROM item WHERE artworkURL IS NOT NULL AND artworkKey IS NULL
+                    GROUP BY artworkURL ORDER BY count(*) DESC, artworkURL LIMIT ?
+                    """,
+                arguments: [max(0, limit)])
+        }
+    }
+
     static func insertArtwork(_ blob: ArtworkBlob, in db: Database) throws {
         try db.execute(
             sql: "INSERT OR IGNORE INTO artwork (key, mimeType, bytes, createdAt) VALUES (?, ?, ?, ?)",

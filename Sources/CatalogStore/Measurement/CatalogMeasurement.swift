@@ -16,6 +16,8 @@ public enum CatalogMeasurement {
         public var storePageP99: Double
         public var rawPageP50: Double
         public var rawPageP99: Double
+        /// The file after the import and a WAL checkpoint.
+        public var databaseBytes: Int
 
         public var description: String {
             let rate = Double(items) / max(importSeconds, 1e-9)
@@ -24,6 +26,7 @@ public enum CatalogMeasurement {
                 (\(Int(rate)) items/s); unchanged re-import \(format(reimportUnchangedSeconds)) s
                 child page (limit 50, \(pageQueries) queries): store p50 \(format(storePageP50)) µs, \
                 p99 \(format(storePageP99)) µs; hand SQL p50 \(format(rawPageP50)) µs, p99 \(format(rawPageP99)) µs
+                database: \(databaseBytes) bytes, \(databaseBytes * 10_000 / max(items, 1) / 1024) KiB per 10k items
                 """
         }
 
@@ -48,14 +51,20 @@ public enum CatalogMeasurement {
         let store = try await clock.measure { try await database.replaceContent(of: source.identifier, with: snapshot) }
         let again = try await clock.measure { try await database.replaceContent(of: source.identifier, with: snapshot) }
 
-        let albums = try await database.pool.read { db in
-            try String.fetchAll(db, sql: "SELECT identifier FROM item WHERE isContainer AND childCount > 0 AND sourceIdentifier IS NOT NULL")
+        try await database.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+
+        // Every container at every depth (root, section, lists, albums), each page at a random offset.
+        let containers = try await database.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT identifier, childCount FROM item WHERE isContainer AND childCount > 0")
+                .map { (identifier: $0[0] as String, count: $0[1] as Int) }
         }
         var storeTimes: [Double] = [], rawTimes: [Double] = []
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<pageQueries {
-            let album = albums.randomElement(using: &generator) ?? ContentItem.rootIdentifier
-            let offset = Int.random(in: 0..<60, using: &generator)
+            let container = containers.randomElement(using: &generator) ?? (ContentItem.rootIdentifier, 1)
+            let album = container.identifier
+            let offset = Int.random(in: 0..<max(1, container.count), using: &generator)
             storeTimes.append(micros(try await clock.measure {
                 _ = try await database.children(of: album, offset: offset, limit: 50)
             }))
@@ -73,7 +82,7 @@ public enum CatalogMeasurement {
             items: items, parseSeconds: seconds(parse), importSeconds: seconds(store),
             reimportUnchangedSeconds: seconds(again), pageQueries: pageQueries,
             storePageP50: percentile(storeTimes, 0.5), storePageP99: percentile(storeTimes, 0.99),
-            rawPageP50: percentile(rawTimes, 0.5), rawPageP99: percentile(rawTimes, 0.99))
+            rawPageP50: percentile(rawTimes, 0.5), rawPageP99: percentile(rawTimes, 0.99), databaseBytes: size)
     }
 
     static func seconds(_ duration: Duration) -> Double {

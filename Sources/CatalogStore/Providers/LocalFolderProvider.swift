@@ -12,9 +12,13 @@ public struct LocalFolderProvider: CatalogProvider {
     public static let audioExtensions: Set<String> = ["ogg", "oga", "flac", "mp3", "m4a", "wav", "opus"]
     public static let coverNames: [String] = ["cover.jpg", "folder.jpg", "cover.png", "folder.png", "front.jpg"]
 
-    public init(roots: [URL], mount: String? = nil) {
+    /// Called with (files examined, files found) as a scan goes, for progress bars; from the scanning task.
+    public let progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
+
+    public init(roots: [URL], mount: String? = nil, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) {
         self.roots = roots.map { $0.standardizedFileURL }
         self.source = CatalogSource(kind: .local, location: self.roots.map(\.path).joined(separator: "\n"), mount: mount)
+        self.progress = progress
     }
 
     public func load(_ context: RefreshContext) async throws -> ProviderResult {
@@ -39,6 +43,32 @@ public struct LocalFolderProvider: CatalogProvider {
     /// Walks the roots; reads tags only for new or changed files, and cover bytes only for changed covers.
     func scanFiles(previous: [String: LocalFileRecord]) throws -> Scan {
         var scan = Scan()
+        let candidates = listCandidates()
+        for (index, candidate) in candidates.enumerated() {
+            defer { if index % 16 == 15 || index == candidates.count - 1 { progress?(index + 1, candidates.count) } }
+            if index % 64 == 63 { try Task.checkCancellation() }
+            let (url, path, size, modified, isAudio) = candidate
+            if let old = previous[path], old.size == size, old.modified == modified {
+                scan.records.append(old)
+                continue
+            }
+            if isAudio {
+                guard let tags = TagReader.read(path: path) else { continue }
+                scan.records.append(LocalFileRecord(path: path, size: size, modified: modified, tags: tags))
+            } else if let data = try? Data(contentsOf: url), !data.isEmpty {
+                let blob = ArtworkBlob(data: data)
+                scan.newArtwork.append(blob)
+                scan.records.append(LocalFileRecord(path: path, size: size, modified: modified, artworkKey: blob.key))
+            }
+        }
+        scan.records.sort { $0.path < $1.path }
+        return scan
+    }
+
+    /// Audio files and cover images under the roots, with size and modification time, listed before any is
+    /// read so a progress bar knows the total.
+    func listCandidates() -> [(url: URL, path: String, size: Int64, modified: Double, isAudio: Bool)] {
+        var found: [(url: URL, path: String, size: Int64, modified: Double, isAudio: Bool)] = []
         let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]
         let covers = Set(Self.coverNames)
         for root in roots {
@@ -52,24 +82,11 @@ public struct LocalFolderProvider: CatalogProvider {
                 guard let values = try? url.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else {
                     continue
                 }
-                let path = url.standardizedFileURL.path
-                let size = Int64(values.fileSize ?? 0)
-                let modified = values.contentModificationDate?.timeIntervalSince1970 ?? 0
-                if let old = previous[path], old.size == size, old.modified == modified {
-                    scan.records.append(old)
-                    continue
-                }
-                if isAudio {
-                    guard let tags = TagReader.read(path: path) else { continue }
-                    scan.records.append(LocalFileRecord(path: path, size: size, modified: modified, tags: tags))
-                } else if let data = try? Data(contentsOf: url), !data.isEmpty {
-                    let blob = ArtworkBlob(data: data)
-                    scan.newArtwork.append(blob)
-                    scan.records.append(LocalFileRecord(path: path, size: size, modified: modified, artworkKey: blob.key))
-                }
+                found.append((
+                    url, url.standardizedFileURL.path, Int64(values.fileSize ?? 0),
+                    values.contentModificationDate?.timeIntervalSince1970 ?? 0, isAudio))
             }
         }
-        scan.records.sort { $0.path < $1.path }
-        return scan
+        return found
     }
 }

@@ -10,12 +10,16 @@ public struct FetchRequest: Sendable, Hashable {
     public var url: URL
     /// Request headers, e.g. If-None-Match and If-Modified-Since.
     public var headers: [String: String]
+    /// The overall deadline, connect to last byte.
     public var timeout: Duration
+    /// A larger body is abandoned while it arrives; nil: the fetcher's own cap.
+    public var maxBodyBytes: Int?
 
-    public init(url: URL, headers: [String: String] = [:], timeout: Duration = .seconds(15)) {
+    public init(url: URL, headers: [String: String] = [:], timeout: Duration = .seconds(15), maxBodyBytes: Int? = nil) {
         self.url = url
         self.headers = headers
         self.timeout = timeout
+        self.maxBodyBytes = maxBodyBytes
     }
 }
 
@@ -42,5 +46,17 @@ public struct FileCatalogFetcher: CatalogFetcher {
         guard request.url.isFileURL else { throw CatalogParseError("not a file URL: \(request.url)") }
         let data = try Data(contentsOf: request.url)
         return FetchResponse(status: 200, headers: ["Content-Length": "\(data.count)"], body: data)
+    }
+}
+
+/// `file://` from disk, `http(s)://` over the network: what the daemon and the command line use.
+public struct StandardCatalogFetcher: CatalogFetcher {
+    public let http: HTTPCatalogFetcher
+    public let file = FileCatalogFetcher()
+
+    public init(limits: HTTPFetchLimits = HTTPFetchLimits()) { http = HTTPCatalogFetcher(limits: limits) }
+
+    public func fetch(_ request: FetchRequest) async throws -> FetchResponse {
+        request.url.isFileURL ? try await file.fetch(request) : try await http.fetch(request)
     }
 }

@@ -85,11 +85,22 @@ public enum RefreshError: Error, Equatable, CustomStringConvertible {
     case emptyBody
     case emptyReplacement
     case unsupportedLocation(String)
+    /// The connection failed or was reset before a whole response arrived.
+    case network(String)
+    case tooManyRedirects(Int)
+
+    /// Whether the failure says the server was out of reach (rather than reachable but unhappy).
+    public var isConnectivityFailure: Bool {
+        switch self {
+        case .timedOut, .network: true
+        default: false
+        }
+    }
 
     /// Whether another attempt in the same refresh could succeed.
     public var isRetryable: Bool {
         switch self {
-        case .timedOut, .truncated: true
+        case .timedOut, .truncated, .network: true
         case let .httpStatus(status): RefreshPolicy().isRetryable(status: status)
         default: false
         }
@@ -104,6 +115,8 @@ public enum RefreshError: Error, Equatable, CustomStringConvertible {
         case .emptyBody: "empty body"
         case .emptyReplacement: "the new content has no playable items; keeping the previous content"
         case let .unsupportedLocation(location): "unsupported location \(location)"
+        case let .network(detail): "network error: \(detail)"
+        case let .tooManyRedirects(count): "too many redirects (\(count))"
         }
     }
 }

@@ -53,7 +53,9 @@ public struct RemoteCatalogProvider: CatalogProvider {
         var attempt = 1
         while true {
             do {
-                let response = try await fetchOnce(FetchRequest(url: url, headers: headers, timeout: policy.requestTimeout))
+                let response = try await fetchOnce(
+                    FetchRequest(
+                        url: url, headers: headers, timeout: policy.requestTimeout, maxBodyBytes: policy.maxBodyBytes))
                 if response.status == 304 { return response }
                 guard (200...299).contains(response.status) else { throw RefreshError.httpStatus(response.status) }
                 try policy.validateBody(response)

@@ -1,0 +1,174 @@
+import CatalogStore
+import ContentTree
+import Foundation
+import Logging
+import MediaJSON
+import ServiceLifecycle
+
+/// How often and how hard the catalog service refreshes its sources.
+public struct CatalogRefreshSettings: Sendable {
+    /// Between refreshes of a remote catalog (podcast feed, radio list, JSON catalog).
+    public var remoteInterval: Duration
+    /// Between rescans of the local library folders.
+    public var localInterval: Duration
+    /// Retries, backoff, timeouts and the checks that keep bad data out.
+    public var policy: RefreshPolicy
+    public var fetchLimits: HTTPFetchLimits
+    /// Fetch the artwork remote catalogs point at, after each refresh that changed something.
+    public var downloadsArtwork: Bool
+
+    public init(
+        remoteInterval: Duration = .seconds(30 * 60), localInterval: Duration = .seconds(5 * 60),
+        policy: RefreshPolicy = RefreshPolicy(), fetchLimits: HTTPFetchLimits = HTTPFetchLimits(),
+        downloadsArtwork: Bool = true
+    ) {
+        self.remoteInterval = remoteInterval
+        self.localInterval = localInterval
+        self.policy = policy
+        self.fetchLimits = fetchLimits
+        self.downloadsArtwork = downloadsArtwork
+    }
+}
+
+/// Keeps the catalog cache filled in the background: the node serves whatever the cache holds from the
+/// first moment (S26, S29, S30), while this service scans `--library` folders and refreshes `--catalog`
+/// URLs, each on its own schedule, and says what happened on `P/events` and in `P/info`.
+///
+/// Each refresh swaps a source's content in one transaction or not at all, and the store hands its diff
+/// to `ContentCatalog.changes()`, so the content tree republishes only what changed (S27).
+public struct CatalogService: Service {
+    public let node: Node
+    public let database: CatalogDatabase
+    public let settings: CatalogRefreshSettings
+    let providers: [any CatalogProvider]
+    let probe: ReachabilityProbe
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - libraries: folders scanned together as one local source.
+    ///   - catalogs: remote catalog locations; one that cannot be understood is reported and skipped.
+    ///   - fetcher: the network client; the standard one (HTTP and files) unless a test supplies another.
+    public init(
+        node: Node, database: CatalogDatabase, libraries: [String], catalogs: [String],
+        settings: CatalogRefreshSettings = CatalogRefreshSettings(), fetcher: (any CatalogFetcher)? = nil,
+        logger: Logger = Logger(label: "medianode.catalog.service")
+    ) {
+        self.node = node
+        self.database = database
+        self.settings = settings
+        self.logger = logger
+        let probe = ReachabilityProbe(fetcher ?? StandardCatalogFetcher(limits: settings.fetchLimits))
+        self.probe = probe
+        var providers: [any CatalogProvider] = []
+        if !libraries.isEmpty {
+            providers.append(LocalFolderProvider(roots: libraries.map { URL(fileURLWithPath: $0) }))
+        }
+        for location in catalogs {
+            do {
+                providers.append(try RemoteCatalogProvider(location: location, fetcher: probe, policy: settings.policy))
+            } catch {
+                logger.error("ignoring --catalog \(location): \(error)")
+                node.publishEvent(["type": "error", "source": .string(location), "message": .string("\(error)")])
+            }
+        }
+        self.providers = providers
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                for provider in providers {
+                    group.addTask { await keepRefreshing(provider) }
+                }
+            }
+            // A service that returns early would end the whole group: with no sources, wait for shutdown.
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        }
+    }
+
+    /// Refreshes every source once, now, in parallel; for the command line and tests.
+    public func refreshAll() async {
+        await withDiscardingTaskGroup { group in
+            for provider in providers { group.addTask { _ = await refresh(provider) } }
+        }
+    }
+
+    // MARK: - Scheduling
+
+    /// Refreshes one source until cancelled: at once, then every interval, backing off while it fails.
+    func keepRefreshing(_ provider: any CatalogProvider) async {
+        let interval = provider.source.kind == .local ? settings.localInterval : settings.remoteInterval
+        var failures = 0
+        while !Task.isCancelled {
+            let report = await refresh(provider)
+            if case .failed = report { failures += 1 } else { failures = 0 }
+            let wait = settings.policy.nextRefresh(interval: interval, consecutiveFailures: failures)
+            do { try await Task.sleep(for: wait) } catch { return }
+        }
+    }
+
+    /// One refresh of one source, reported on `P/events` and in `P/info`.
+    @discardableResult
+    func refresh(_ provider: any CatalogProvider) async -> CatalogRefresher.Report {
+        let source = provider.source
+        let report = await CatalogRefresher(database: database).refresh(provider)
+        guard !Task.isCancelled else { return report }
+        if let remote = provider as? RemoteCatalogProvider, !remote.url.isFileURL {
+            await reportConnectivity(of: source, url: remote.url)
+        }
+        switch report {
+        case let .updated(diff):
+            node.publishEvent(Self.updatedEvent(source, diff))
+            await node.refreshCatalogSummary()
+        case .unchanged:
+            break
+        case let .failed(message):
+            let failures = (try? await database.syncState(for: source.identifier).consecutiveFailures) ?? 0
+            node.publishEvent([
+                "type": "error", "source": .string(source.identifier), "kind": .string(source.kind.rawValue),
+                "location": .string(source.location), "message": .string(message),
+                "consecutiveFailures": .number(Double(failures)), "keptPreviousContent": true,
+            ])
+        }
+        if provider is RemoteCatalogProvider, settings.downloadsArtwork, !Task.isCancelled {
+            await downloadArtwork()
+        }
+        return report
+    }
+
+    static func updatedEvent(_ source: CatalogSource, _ diff: CatalogDiff) -> JSONValue {
+        [
+            "type": "catalogUpdated", "source": .string(source.identifier), "kind": .string(source.kind.rawValue),
+            "location": .string(source.location), "addedItems": .number(Double(diff.addedItems)),
+            "removedItems": .number(Double(diff.removedItems)), "updatedItems": .number(Double(diff.updatedItems)),
+            "addedContainers": .number(Double(diff.addedContainers.count)),
+            "removedContainers": .number(Double(diff.removedContainers.count)),
+            "changedContainers": .number(Double(diff.changedContainers.count)),
+        ]
+    }
+
+    // MARK: - Connectivity and artwork
+
+    /// Publishes `connectivity` when a source's server became reachable or unreachable (and the first time).
+    func reportConnectivity(of source: CatalogSource, url: URL) async {
+        guard let online = probe.lastOutcome(for: url), probe.markReported(online, for: url) else { return }
+        logger.info("catalog source \(online ? "reachable" : "unreachable")", metadata: ["location": "\(url)"])
+        node.publishEvent([
+            "type": "connectivity", "online": .bool(online), "source": .string(source.identifier),
+            "location": .string(source.location),
+        ])
+    }
+
+    /// Fetches artwork the catalog points at but has not cached; a picture that failed is not retried
+    /// until the node restarts.
+    func downloadArtwork() async {
+        guard probe.beginArtwork() else { return }
+        defer { probe.endArtwork() }
+        let downloader = ArtworkDownloader(database: database, fetcher: probe.fetcher)
+        let report = await downloader.downloadPending(skipping: probe.failedArtwork())
+        probe.recordFailedArtwork(report.failed)
+        if report.stored > 0 {
+            logger.info("artwork cached", metadata: ["pictures": "\(report.stored)"])
+        }
+    }
+}
