@@ -19,6 +19,7 @@ extension GStreamerEngine {
             state.next = nil
             state.switches = []
             state.load = token
+            state.outputError = nil
         }
         pipeline.post(.loaded(token))
         loaded = token
@@ -41,8 +42,15 @@ extension GStreamerEngine {
         pipeline.shared.state.withLock { $0.next = next }
     }
 
+    /// Throws `.device` once after the output failed under this load, and reopens the output (NULL
+    /// closes the sink, PAUSED prerolls it again at the same place), so the next play tries it afresh.
     public func play() async throws(AudioError) {
         try checkLoaded()
+        if let lost = pipeline.shared.state.withLock({ $0.outputError }) {
+            reopenOutput()
+            pipeline.shared.state.withLock { $0.outputError = nil }
+            throw AudioError(.device, lost)
+        }
         if gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             throw AudioError(.engine, "the pipeline refused to play")
         }
@@ -113,6 +121,17 @@ extension GStreamerEngine {
     }
 
     // MARK: - Helpers (engine executor only)
+
+    /// Takes the pipeline down to NULL and back to PAUSED at the same position and rate.
+    private func reopenOutput() {
+        var nanoseconds: gint64 = 0
+        _ = gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds)
+        gst_element_set_state(pipeline.playbin, GST_STATE_NULL)
+        guard gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
+              waitForSteadyState(seconds: 5)
+        else { return }
+        _ = flushingSeek(to: GStreamer.seconds(max(0, nanoseconds)), rate: rate, waitSeconds: 5)
+    }
 
     func applyRate(_ newRate: Double, waitSeconds: Double) -> Bool {
         var nanoseconds: gint64 = 0
