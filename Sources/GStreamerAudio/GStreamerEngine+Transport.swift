@@ -140,6 +140,9 @@ extension GStreamerEngine {
     }
 
     private func flushingSeek(to seconds: Double, rate: Double, waitSeconds: Double) -> Bool {
+        // A load returns before its preroll; playbin refuses a seek until then (a rate or position
+        // command right after a load would fail), so let the preroll finish first.
+        _ = waitForSteadyState(seconds: waitSeconds)
         let accepted = gst_element_seek(
             pipeline.playbin, rate, GST_FORMAT_TIME, mn_seek_flags_flush_accurate(),
             GST_SEEK_TYPE_SET, GStreamer.clockTime(seconds: seconds), GST_SEEK_TYPE_NONE, -1) != 0
