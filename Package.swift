@@ -130,7 +130,9 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaNodeIntegrationTests",
-            dependencies: ["MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands"],
+            dependencies: [
+                "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "GStreamerAudio",
+            ],
             swiftSettings: swiftSettings
         ),
     ]
