@@ -95,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "medianode-bench",
             dependencies: [
-                "MediaNode", "MediaNodeTesting",
+                "MediaNode", "MediaNodeTesting", "GStreamerAudio", "CGStreamer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
