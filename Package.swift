@@ -103,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "medianode-bench",
             dependencies: [
-                "MediaNode", "MediaNodeTesting", "CatalogStore",
+                "MediaNode", "MediaNodeTesting", "CatalogStore", "GStreamerAudio", "CGStreamer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -142,7 +142,7 @@ let package = Package(
             name: "MediaNodeIntegrationTests",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "CatalogStore",
-                "ContentTree",
+                "ContentTree", "GStreamerAudio",
             ],
             swiftSettings: swiftSettings
         ),

@@ -172,6 +172,13 @@ final class BusReader: @unchecked Sendable {
         let pendingNext = fromOutput ? nil : shared.state.withLock { state in
             state.switches.last { $0.load == load }?.next
         }
+        // Once the output failed, the errors upstream elements post next ("Internal data stream error")
+        // are its consequence, not a fault of the item: reporting them would skip a good item.
+        let outputAlreadyFailed = shared.state.withLock { state in
+            defer { if fromOutput { state.outputError = text } }
+            return state.outputError != nil
+        }
+        if !fromOutput, outputAlreadyFailed { return }
         continuation.yield(.error(pendingNext ?? current, AudioError(fromOutput ? .device : .item, text)))
     }
 

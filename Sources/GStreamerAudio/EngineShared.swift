@@ -29,6 +29,8 @@ final class EngineShared: Sendable {
         /// The load the running streaming threads belong to; nil when stopped.
         var load: PlaybackToken?
         var switches: [GaplessSwitch] = []
+        /// What the output reported when it failed under the current load; `play` answers with it.
+        var outputError: String?
     }
 
     let state = Mutex(State())

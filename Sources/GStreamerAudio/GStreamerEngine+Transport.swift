@@ -20,6 +20,7 @@ extension GStreamerEngine {
             state.next = nil
             state.switches = []
             state.load = token
+            state.outputError = nil
         }
         pipeline.post(.loaded(token))
         loaded = token
@@ -42,8 +43,15 @@ extension GStreamerEngine {
         pipeline.shared.state.withLock { $0.next = next }
     }
 
+    /// Throws `.device` once after the output failed under this load, and reopens the output (NULL
+    /// closes the sink, PAUSED prerolls it again at the same place), so the next play tries it afresh.
     public func play() async throws(AudioError) {
         try checkLoaded()
+        if let lost = pipeline.shared.state.withLock({ $0.outputError }) {
+            reopenOutput()
+            pipeline.shared.state.withLock { $0.outputError = nil }
+            throw AudioError(.device, lost)
+        }
         if gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             throw AudioError(.engine, "the pipeline refused to play")
         }
@@ -120,6 +128,17 @@ extension GStreamerEngine {
 
     // MARK: - Helpers (engine executor only)
 
+    /// Takes the pipeline down to NULL and back to PAUSED at the same position and rate.
+    private func reopenOutput() {
+        var nanoseconds: gint64 = 0
+        _ = gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds)
+        gst_element_set_state(pipeline.playbin, GST_STATE_NULL)
+        guard gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
+              waitForSteadyState(seconds: 5)
+        else { return }
+        _ = flushingSeek(to: GStreamer.seconds(max(0, nanoseconds)), rate: rate, waitSeconds: 5)
+    }
+
     func applyRate(_ newRate: Double, waitSeconds: Double) -> Bool {
         var nanoseconds: gint64 = 0
         _ = gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds)
@@ -127,6 +146,9 @@ extension GStreamerEngine {
     }
 
     private func flushingSeek(to seconds: Double, rate: Double, waitSeconds: Double) -> Bool {
+        // A load returns before its preroll; playbin refuses a seek until then (a rate or position
+        // command right after a load would fail), so let the preroll finish first.
+        _ = waitForSteadyState(seconds: waitSeconds)
         let accepted = gst_element_seek(
             pipeline.playbin, rate, GST_FORMAT_TIME, mn_seek_flags_flush_accurate(),
             GST_SEEK_TYPE_SET, GStreamer.clockTime(seconds: seconds), GST_SEEK_TYPE_NONE, -1) != 0

@@ -1,4 +1,5 @@
 import Foundation
+import GStreamerAudio
 import MQTTTransport
 import MediaNode
 import MediaNodeTesting
@@ -11,19 +12,42 @@ struct RunningNode {
     let node: Node
     let task: Task<Void, Never>
     let client: TestMQTTClient
+    /// Where the node's WAV sink renders, when it has one.
+    var wavURL: URL?
     var topics: TopicLayout { node.configuration.topics }
 
     static func start(
         broker: MosquittoBroker? = nil, nodeID: String = "car1", nodeVersion: MQTTProtocolVersion = .v5,
         clientVersion: MQTTProtocolVersion = .v5, maximumPayload: Int = CommandRequest.defaultMaximumPayload
     ) async throws -> RunningNode {
+        try await start(
+            broker: broker, nodeID: nodeID, nodeVersion: nodeVersion, clientVersion: clientVersion,
+            maximumPayload: maximumPayload, libraries: [], sink: nil)
+    }
+
+    /// A node playing the files of `library` (in path order, prepared paused) through a real GStreamer
+    /// engine that renders into the WAV file at `wav`.
+    static func start(library: URL, wav: URL) async throws -> RunningNode {
+        var running = try await start(libraries: [library.path], sink: "wav:\(wav.path)")
+        running.wavURL = wav
+        return running
+    }
+
+    /// A node with a real GStreamer engine on `sink` (any `--audio-sink` text), or without an engine.
+    static func start(
+        broker: MosquittoBroker? = nil, nodeID: String = "car1", nodeVersion: MQTTProtocolVersion = .v5,
+        clientVersion: MQTTProtocolVersion = .v5, maximumPayload: Int = CommandRequest.defaultMaximumPayload,
+        libraries: [String], sink: String?
+    ) async throws -> RunningNode {
         let broker = try broker ?? MosquittoBroker()
         let configuration = NodeConfiguration(
             broker: try BrokerURL(parsing: broker.url), nodeID: nodeID, protocolVersion: nodeVersion,
-            databasePath: ":memory:", audioSink: "fake", maximumPayload: maximumPayload)
+            libraries: libraries, databasePath: ":memory:", audioSink: sink ?? "fake", maximumPayload: maximumPayload)
         var mqtt = configuration.mqttConfiguration
         mqtt.reconnectDelay = (0, 1)
-        let node = Node(configuration: configuration, transport: try MQTTClient(configuration: mqtt))
+        var engine: GStreamerEngine?
+        if let sink { engine = try GStreamerEngine(sink: sink) }
+        let node = Node(configuration: configuration, transport: try MQTTClient(configuration: mqtt), engine: engine)
         let task = Task { await node.run() }
         let client = try TestMQTTClient(brokerURL: broker.url, version: clientVersion)
         try await client.connect()

@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+
+/// Watches rendered audio, wherever it comes from (a bare playbin's handoff, or the node's WAV file
+/// as it grows), and records when buffers arrive, so a measurement can ask "when did the first buffer
+/// after t0 come", "when did the first audible buffer come" and "when did the output go quiet".
+///
+/// Threading: `observe` is called on one producer thread (GStreamer's streaming thread, or the WAV
+/// poller); the measuring thread reads the atomics.
+final class RenderProbe: Sendable {
+    /// Monotonic nanoseconds of the latest buffer, and of the latest buffer with a tone in it.
+    private let lastBufferTime = Atomic<Int64>(0)
+    private let lastLoudTime = Atomic<Int64>(0)
+
+    /// Called for every rendered buffer of 16-bit samples.
+    func observe(_ bytes: UnsafeRawBufferPointer) {
+        let now = monotonicNanoseconds()
+        lastBufferTime.store(now, ordering: .releasing)
+        let samples = bytes.bindMemory(to: Int16.self)
+        // A half-volume tone peaks near 16,000; silence is 0.
+        if samples.contains(where: { abs(Int32($0)) > 2000 }) { lastLoudTime.store(now, ordering: .releasing) }
+    }
+
+    /// Waits for a buffer rendered after `start`; returns its time, or nil after `timeout` seconds.
+    func firstBuffer(after start: Int64, loud: Bool = false, timeout: Double = 5) -> Int64? {
+        let deadline = start + Int64(timeout * 1e9)
+        while monotonicNanoseconds() < deadline {
+            let seen = loud ? lastLoudTime.load(ordering: .acquiring) : lastBufferTime.load(ordering: .acquiring)
+            if seen > start { return seen }
+            spinPause()
+        }
+        return nil
+    }
+
+    /// Waits until no buffer has come for `quiet` seconds; returns the time of the last buffer.
+    func lastBuffer(quiet: Double = 0.15) -> Int64 {
+        while true {
+            let last = lastBufferTime.load(ordering: .acquiring)
+            if monotonicNanoseconds() - last > Int64(quiet * 1e9) { return last }
+            usleep(1000)
+        }
+    }
+}
+
+/// Polls a growing WAV file (the node's `wav:` sink keeps its header true after every append) and hands
+/// each appended stretch of samples to a probe. Polls every 50 µs on a thread of its own.
+final class WAVPoller: @unchecked Sendable {
+    private let descriptor: Int32
+    private let probe: RenderProbe
+    private let running = Atomic<Bool>(true)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(path: String, probe: RenderProbe) throws {
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw POSIXError(.ENOENT) }
+        self.probe = probe
+        Thread { [self] in poll() }.start()
+    }
+
+    func stop() {
+        running.store(false, ordering: .releasing)
+        finished.wait()
+        close(descriptor)
+    }
+
+    private func poll() {
+        var consumed = 0
+        var header = [UInt8](repeating: 0, count: 4)
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while running.load(ordering: .acquiring) {
+            guard pread(descriptor, &header, 4, 40) == 4 else { usleep(50); continue }
+            let size = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
+            if size > consumed {
+                let count = min(size - consumed, chunk.count) & ~1
+                let read = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(44 + consumed)) }
+                if read > 0 {
+                    chunk.withUnsafeBytes { probe.observe(UnsafeRawBufferPointer(rebasing: $0[0..<(read & ~1)])) }
+                    consumed += read & ~1
+                }
+            } else {
+                usleep(50)
+            }
+        }
+        finished.signal()
+    }
+}
+
+func monotonicNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+}
+
+private func spinPause() { usleep(20) }
+
+extension LatencySamples {
+    mutating func append(nanoseconds: Int64) { values.append(Double(nanoseconds) / 1000) }
+}
