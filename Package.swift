@@ -95,7 +95,8 @@ let package = Package(
         .executableTarget(
             name: "medianode-bench",
             dependencies: [
-                "MediaNode", "MediaNodeTesting",
+                "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -104,7 +105,9 @@ let package = Package(
         // MARK: - Test support and tests
         .target(
             name: "MediaNodeTesting",
-            dependencies: ["MQTTTransport", "Playback", "CGStreamer", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "MQTTTransport", "Playback", "ContentTree", "CGStreamer", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -130,7 +133,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaNodeIntegrationTests",
-            dependencies: ["MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands"],
+            dependencies: [
+                "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "ContentTree",
+                "CatalogStore", "GStreamerAudio", "Playback",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -23,7 +23,6 @@ extension Node {
             Task { await playback.run() },
             Task { await self.followSnapshots(playback) },
             Task { await self.followEvents(playback) },
-            Task { await self.loadLibraryQueue(playback) },
         ]
     }
 
@@ -32,6 +31,7 @@ extension Node {
         for await snapshot in playback.snapshots {
             publishQueue(snapshot.queue)
             publishNowPlaying(snapshot)
+            await followProgress(snapshot)
             commandCenter.setCurrentPlaybackRate(snapshot.rate)
             commandCenter.setParameter("currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: .changeRepeatMode)
             commandCenter.setParameter("currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: .changeShuffleMode)
@@ -55,6 +55,7 @@ extension Node {
             case let .trackStarted(identifier):
                 publishEvent(["type": "trackStarted", "identifier": .string(identifier)])
             case let .trackEnded(identifier, reason, position):
+                await followProgress(ended: identifier, position: position)
                 publishEvent([
                     "type": "trackEnded", "identifier": .string(identifier), "reason": .string(reason.rawValue),
                     "position": .number(position),
@@ -76,37 +77,6 @@ extension Node {
         ]
         retained.publish(topics.queue, document.jsonBytes)
     }
-
-    /// Until the content tree serves the catalog, `--library` files in path order form the queue, loaded
-    /// without playing so the commands can be exercised.
-    func loadLibraryQueue(_ playback: PlaybackController) async {
-        let items = LibraryFolder.queueItems(in: configuration.libraries)
-        guard !items.isEmpty else { return }
-        logger.info("queued \(items.count) files from \(configuration.libraries.joined(separator: ", "))")
-        _ = await playback.prepareQueue(items)
-    }
-}
-
-/// Audio files of local folders, in path order.
-enum LibraryFolder {
-    static let audioExtensions: Set<String> = ["ogg", "oga", "opus", "flac", "mp3", "m4a", "wav"]
-
-    static func queueItems(in directories: [String]) -> [QueueItem] {
-        var paths: [String] = []
-        for directory in directories {
-            let root = URL(fileURLWithPath: directory)
-            guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { continue }
-            for case let url as URL in walker where audioExtensions.contains(url.pathExtension.lowercased()) {
-                paths.append(url.path)
-            }
-        }
-        return paths.sorted().map { path in
-            let url = URL(fileURLWithPath: path)
-            return QueueItem(
-                identifier: "file:" + path, uri: path, title: url.deletingPathExtension().lastPathComponent,
-                containerIdentifier: url.deletingLastPathComponent().path)
-        }
-    }
 }
 
 extension Node {
@@ -120,6 +90,7 @@ extension Node {
             "state": .string(snapshot.state.rawValue), "timestamp": .number(snapshot.timestamp),
             "elapsedPlaybackTime": .number(snapshot.elapsed), "playbackRate": .number(snapshot.playbackRate),
             "defaultPlaybackRate": .number(snapshot.defaultPlaybackRate), "identifier": .string(item.identifier),
+            "nowPlayingIdentifiers": .array(nowPlayingIdentifiers(for: item.identifier).map(JSONValue.string)),
             "isLiveStream": .bool(snapshot.isLiveStream), "mediaType": "audio",
             "playbackQueueCount": .number(Double(snapshot.queueCount)),
             "repeatMode": .string(snapshot.queue.repeatMode.rawValue),

@@ -16,13 +16,15 @@ public struct NodeConfiguration: Sendable {
     public var maximumPayload: Int
     public var capabilities: CommandCapabilities
     public var keepAlive: Int
+    /// The content tree: published depth, page size, progress interval, playItem timeout.
+    public var content: ContentSettings
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), nodeID: String, prefix: String? = nil,
         protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSConfiguration = .init(), libraries: [String] = [],
         catalogs: [String] = [], databasePath: String, audioSink: String = "auto",
         maximumPayload: Int = CommandRequest.defaultMaximumPayload, capabilities: CommandCapabilities = .init(),
-        keepAlive: Int = 30
+        keepAlive: Int = 30, content: ContentSettings = .init()
     ) {
         self.broker = broker
         self.nodeID = nodeID
@@ -36,6 +38,7 @@ public struct NodeConfiguration: Sendable {
         self.maximumPayload = maximumPayload
         self.capabilities = capabilities
         self.keepAlive = keepAlive
+        self.content = content
     }
 
     public var topics: TopicLayout { TopicLayout(prefix: prefix) }
