@@ -33,6 +33,8 @@ extension Node {
             guard !diff.isEmpty || !progress.isEmpty else { continue }
             do {
                 publishTree(try await content.manager.apply(diff, progressChanged: progress))
+            } catch is CancellationError {
+                return
             } catch {
                 logger.warning("could not republish the content tree after a change: \(error)")
             }
