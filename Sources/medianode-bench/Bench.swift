@@ -5,6 +5,6 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "medianode-bench",
         abstract: "Measures MediaNode beside the floor: the same operation done directly, in the same run.",
-        subcommands: [CommandRoundTrip.self]
+        subcommands: [CommandRoundTrip.self, ContentBench.self]
     )
 }
