@@ -103,7 +103,8 @@ let package = Package(
         .executableTarget(
             name: "medianode-bench",
             dependencies: [
-                "MediaNode", "MediaNodeTesting", "CatalogStore", "GStreamerAudio", "CGStreamer",
+                "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio",
+                "CGStreamer", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -113,7 +114,8 @@ let package = Package(
         .target(
             name: "MediaNodeTesting",
             dependencies: [
-                "MQTTTransport", "Playback", "CGStreamer", "CTagLib", .product(name: "Logging", package: "swift-log"),
+                "MQTTTransport", "Playback", "ContentTree", "CGStreamer", "CTagLib",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -141,8 +143,8 @@ let package = Package(
         .testTarget(
             name: "MediaNodeIntegrationTests",
             dependencies: [
-                "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "CatalogStore",
-                "ContentTree", "GStreamerAudio",
+                "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "ContentTree",
+                "CatalogStore", "GStreamerAudio", "Playback",
             ],
             swiftSettings: swiftSettings
         ),

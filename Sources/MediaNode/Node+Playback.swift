@@ -23,7 +23,6 @@ extension Node {
             Task { await playback.run() },
             Task { await self.followSnapshots(playback) },
             Task { await self.followEvents(playback) },
-            Task { await self.loadLibraryQueue(playback) },
         ]
     }
 
@@ -31,7 +30,9 @@ extension Node {
         var shownItem: String?
         for await snapshot in playback.snapshots {
             publishQueue(snapshot.queue)
-            await nowPlaying.update(snapshot)
+            await nowPlaying.update(
+                snapshot, nowPlayingIdentifiers: snapshot.item.map { nowPlayingIdentifiers(for: $0.identifier) })
+            await followProgress(snapshot)
             commandCenter.setCurrentPlaybackRate(snapshot.rate)
             commandCenter.setParameter("currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: .changeRepeatMode)
             commandCenter.setParameter("currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: .changeShuffleMode)
@@ -55,6 +56,7 @@ extension Node {
             case let .trackStarted(identifier):
                 publishEvent(["type": "trackStarted", "identifier": .string(identifier)])
             case let .trackEnded(identifier, reason, position):
+                await followProgress(ended: identifier, position: position)
                 publishEvent([
                     "type": "trackEnded", "identifier": .string(identifier), "reason": .string(reason.rawValue),
                     "position": .number(position),
@@ -75,35 +77,5 @@ extension Node {
             "repeatMode": .string(queue.repeatMode.rawValue), "shuffleMode": .string(queue.shuffleMode.rawValue),
         ]
         retained.publish(topics.queue, document.jsonBytes)
-    }
-
-    /// Until the content tree serves the catalog, `--library` files in path order form the queue, loaded
-    /// without playing so the commands can be exercised.
-    func loadLibraryQueue(_ playback: PlaybackController) async {
-        let items = LibraryFolder.queueItems(in: configuration.libraries)
-        guard !items.isEmpty else { return }
-        logger.info("queued \(items.count) files from \(configuration.libraries.joined(separator: ", "))")
-        _ = await playback.prepareQueue(items)
-    }
-}
-
-/// Audio files of local folders, in path order.
-enum LibraryFolder {
-    static let audioExtensions: Set<String> = ["ogg", "oga", "opus", "flac", "mp3", "m4a", "wav"]
-
-    static func queueItems(in directories: [String]) -> [QueueItem] {
-        var paths: [String] = []
-        for directory in directories {
-            let root = URL(fileURLWithPath: directory)
-            guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { continue }
-            for case let url as URL in walker where audioExtensions.contains(url.pathExtension.lowercased()) {
-                paths.append(url.path)
-            }
-        }
-        return paths.sorted().map { path in
-            // No title: the file's own tags name it once it loads.
-            QueueItem(identifier: "file:" + path, uri: path,
-                      containerIdentifier: URL(fileURLWithPath: path).deletingLastPathComponent().path)
-        }
     }
 }

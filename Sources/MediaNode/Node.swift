@@ -20,6 +20,8 @@ public final class Node: Sendable {
     let catalog: (any ContentCatalog)?
     let feedback: FeedbackBook
     let nowPlaying: NowPlayingPublisher
+    /// The content tree, when the node has a catalog.
+    let content: NodeContent?
     let transport: any MessageTransport
     let retained: RetainedPublisher
     let logger: Logger
@@ -46,7 +48,9 @@ public final class Node: Sendable {
             retained: retained, topics: configuration.topics, logger: logger)
         self.startedAt = Date()
         self.playback = engine.map { PlaybackController(engine: $0) }
+        self.content = Self.makeContent(catalog: catalog, configuration: configuration)
         if let playback { registerPlaybackCommands(playback) }
+        if let content { registerContentCommands(content) }
     }
 
     var topics: TopicLayout { configuration.topics }
@@ -66,7 +70,7 @@ public final class Node: Sendable {
             for await _ in commandCenter.changes { self.publishCapabilities() }
         }
         defer { capabilityUpdates.cancel() }
-        let playbackTasks = startPlayback()
+        let playbackTasks = startPlayback() + startContent()
         defer { for task in playbackTasks { task.cancel() } }
         transport.start()
         for await event in transport.events {
@@ -100,6 +104,7 @@ public final class Node: Sendable {
         } catch {
             logger.warning("could not confirm 'offline' with the broker before disconnecting (\(error))")
         }
+        await saveCurrentProgress()
         await transport.shutdown()
         await engine?.shutdown()
     }
@@ -136,11 +141,12 @@ public final class Node: Sendable {
     }
 
     func handleContext(_ payload: [UInt8]) async {
-        // Content limits arrive with the content tree; until then the context is only checked.
         if case let .refused(reply) = CommandRequest.decode(name: "context", payload: payload) {
             logger.warning("ignored a malformed context message: \(reply.result.message ?? "")")
             publishEvent(["type": "error", "message": .string("context: \(reply.result.message ?? "")")])
+            return
         }
+        await applyContext(payload)
     }
 
     // MARK: - Outbound

@@ -18,13 +18,15 @@ public struct NodeConfiguration: Sendable {
     public var keepAlive: Int
     /// Largest side of published artwork, in pixels.
     public var artworkSize: Int
+    /// The content tree: published depth, page size, progress interval, playItem timeout.
+    public var content: ContentSettings
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), nodeID: String, prefix: String? = nil,
         protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSConfiguration = .init(), libraries: [String] = [],
         catalogs: [String] = [], databasePath: String, audioSink: String = "auto",
         maximumPayload: Int = CommandRequest.defaultMaximumPayload, capabilities: CommandCapabilities = .init(),
-        keepAlive: Int = 30, artworkSize: Int = 600
+        keepAlive: Int = 30, artworkSize: Int = 600, content: ContentSettings = .init()
     ) {
         self.broker = broker
         self.nodeID = nodeID
@@ -39,6 +41,7 @@ public struct NodeConfiguration: Sendable {
         self.capabilities = capabilities
         self.keepAlive = keepAlive
         self.artworkSize = artworkSize
+        self.content = content
     }
 
     public var topics: TopicLayout { TopicLayout(prefix: prefix) }

@@ -14,6 +14,7 @@ actor NowPlayingPublisher {
     private var snapshot: PlaybackSnapshot?
     private var artwork: [String: (NowPlayingArtwork, ArtworkResolver.Source)] = [:]
     private var resolving: Set<String> = []
+    /// The identifier path of each item seen, as the content tree named it when the item played.
     private var identifierPaths: [String: [String]] = [:]
     private let resolver: ArtworkResolver
     private let retained: RetainedPublisher
@@ -28,8 +29,12 @@ actor NowPlayingPublisher {
     }
 
     /// Offers a new controller snapshot; publishes it if it changed anything a reader cannot extrapolate.
-    func update(_ snapshot: PlaybackSnapshot) {
+    /// - Parameter nowPlayingIdentifiers: the item's identifier path in the content tree (S31).
+    func update(_ snapshot: PlaybackSnapshot, nowPlayingIdentifiers: [String]? = nil) {
         self.snapshot = snapshot
+        if let identifier = snapshot.item?.identifier, let nowPlayingIdentifiers {
+            identifierPaths[identifier] = nowPlayingIdentifiers
+        }
         publishCurrent()
         guard let item = snapshot.item else { return }
         let known = artwork[item.identifier]?.1
@@ -39,12 +44,6 @@ actor NowPlayingPublisher {
             let tags = snapshot.tags
             Task { await self.resolveArtwork(for: item, tags: tags) }
         }
-    }
-
-    /// The playing item's identifier path (S31 nowPlayingIdentifiers), from the content tree.
-    func setIdentifierPath(_ path: [String]?, for identifier: String) {
-        identifierPaths[identifier] = path
-        if snapshot?.item?.identifier == identifier { publishCurrent() }
     }
 
     private func publishCurrent() {

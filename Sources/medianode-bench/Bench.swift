@@ -5,6 +5,9 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "medianode-bench",
         abstract: "Measures MediaNode beside the floor: the same operation done directly, in the same run.",
-        subcommands: [CommandRoundTrip.self, CommandEffect.self, CatalogImportBench.self, CatalogScanBench.self]
+        subcommands: [
+            CommandRoundTrip.self, CommandEffect.self, ContentBench.self, CatalogImportBench.self,
+            CatalogScanBench.self,
+        ]
     )
 }

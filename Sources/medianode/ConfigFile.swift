@@ -25,7 +25,7 @@ struct ConfigFile {
         let known: Set<String> = [
             "broker", "prefix", "node-id", "library", "catalog", "database", "audio-sink", "mqtt-version",
             "max-payload", "artwork-size", "ca-file", "cert-file", "key-file", "log-level", "catalog-refresh",
-            "library-rescan",
+            "library-rescan", "content-depth", "content-page-size", "progress-interval",
         ]
         if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
             throw ValidationError("config file \(path): unknown key '\(unknown)'")
@@ -36,6 +36,8 @@ struct ConfigFile {
     func string(_ key: String) -> String? { values[key]?.stringValue }
 
     func int(_ key: String) -> Int? { values[key]?.numberValue.map { Int($0) } }
+
+    func double(_ key: String) -> Double? { values[key]?.numberValue }
 
     /// A string or an array of strings.
     func strings(_ key: String) -> [String] {

@@ -38,6 +38,12 @@ struct Run: AsyncParsableCommand {
     var keyFile: String?
     @Option(name: .customLong("artwork-size"), help: "Largest side of published artwork in pixels (default 600).")
     var artworkSize: Int?
+    @Option(name: .customLong("content-depth"), help: "Levels below the root of the content tree published at start (default 2).")
+    var contentDepth: Int?
+    @Option(name: .customLong("content-page-size"), help: "Children per published content tree node (default 100).")
+    var contentPageSize: Int?
+    @Option(name: .customLong("progress-interval"), help: "Seconds between saves of the playing item's position (default 10).")
+    var progressInterval: Double?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
     @Option(name: .customLong("catalog-refresh"), help: "Seconds between refreshes of each --catalog (default 1800).")
@@ -96,6 +102,16 @@ struct Run: AsyncParsableCommand {
         let node = nodeID ?? file.string("node-id") ?? ProcessInfo.processInfo.hostName
         let maximumPayload = maxPayload ?? file.int("max-payload") ?? CommandRequest.defaultMaximumPayload
         guard maximumPayload > 0 else { throw ValidationError("--max-payload must be positive") }
+        var content = ContentSettings()
+        content.publishedDepth = contentDepth ?? file.int("content-depth") ?? content.publishedDepth
+        content.pageSize = contentPageSize ?? file.int("content-page-size") ?? content.pageSize
+        guard content.publishedDepth >= 0, content.pageSize > 0 else {
+            throw ValidationError("--content-depth must be 0 or more and --content-page-size positive")
+        }
+        if let seconds = progressInterval ?? file.double("progress-interval") {
+            guard seconds > 0 else { throw ValidationError("--progress-interval must be positive") }
+            content.progressInterval = .milliseconds(Int(seconds * 1000))
+        }
         return NodeConfiguration(
             broker: brokerURL,
             nodeID: node,
@@ -109,7 +125,7 @@ struct Run: AsyncParsableCommand {
             databasePath: database ?? file.string("database") ?? Self.defaultDatabasePath,
             audioSink: audioSink ?? file.string("audio-sink") ?? "auto",
             maximumPayload: maximumPayload,
-            artworkSize: artworkSize ?? file.int("artwork-size") ?? 600)
+            artworkSize: artworkSize ?? file.int("artwork-size") ?? 600, content: content)
     }
 
     /// Opens (creating, or rebuilding when corrupt) the catalog cache.

@@ -1,0 +1,160 @@
+import ContentTree
+import MediaJSON
+import Playback
+import RemoteCommands
+import Synchronization
+
+// MARK: - browse, contentItem, playItem, prepareQueue
+
+extension Node {
+    /// Registers the content commands; playItem and prepareQueue only when there is audio to play.
+    func registerContentCommands(_ content: NodeContent) {
+        let manager = content.manager
+        let artworkTopic: @Sendable (String) -> String = { [topics] in topics.artwork($0) }
+        commandCenter.addHandler(for: .browse) { [weak self] event in
+            guard case let .browse(path, offset, limit) = event.arguments else { return .failed("bad arguments") }
+            do {
+                switch try await manager.browse(IndexPath(path), offset: offset, limit: limit) {
+                case let .noSuchContent(message):
+                    return CommandResult(.noSuchContent, message: message)
+                case let .node(node, update, prefetch):
+                    self?.publishTree(update)
+                    if !prefetch.isEmpty { Task { await manager.prefetch(prefetch) } }
+                    return .success(data: node.json(artworkTopic: artworkTopic))
+                }
+            } catch {
+                return .failed("could not read the catalog: \(error)")
+            }
+        }
+        commandCenter.addHandler(for: .contentItem) { event in
+            guard case let .contentItem(identifier) = event.arguments else { return .failed("bad arguments") }
+            do {
+                guard let item = try await manager.item(identifier: identifier) else {
+                    return CommandResult(.noSuchContent, message: "no item '\(identifier)'")
+                }
+                return .success(data: item.json(artworkTopic: artworkTopic))
+            } catch {
+                return .failed("could not read the catalog: \(error)")
+            }
+        }
+        guard let playback else { return }
+        commandCenter.addHandler(for: .playItem) { [weak self] event in
+            guard case let .playItem(reference) = event.arguments, let self else { return .failed("bad arguments") }
+            return await self.playItem(reference, content: content, playback: playback)
+        }
+        commandCenter.addHandler(for: .prepareQueue) { [weak self] event in
+            guard case let .prepareQueue(identifiers) = event.arguments, let self else { return .failed("bad arguments") }
+            return await self.prepareQueue(identifiers, content: content, playback: playback)
+        }
+    }
+
+    /// S24: the item's container becomes the queue; success only once audio really plays.
+    func playItem(_ reference: ContentReference, content: NodeContent, playback: PlaybackController) async -> CommandResult {
+        let item: ContentItem, container: String?, context: [String], position: Int?
+        do {
+            switch reference {
+            case let .identifier(identifier):
+                guard let found = try await content.manager.item(identifier: identifier) else {
+                    return CommandResult(.noSuchContent, message: "no item '\(identifier)'")
+                }
+                (item, container, position) = (found, found.containerIdentifier, nil)
+                context = container.map { [$0] } ?? []
+            case let .indexPath(path):
+                guard let resolved = try await content.manager.resolve(IndexPath(path)), let found = resolved.item else {
+                    return CommandResult(.noSuchContent, message: "no item at index path \(path)")
+                }
+                (item, container, position) = (found, resolved.containerIdentifier, path.last)
+                context = Array(resolved.identifiers.dropLast())
+            }
+            guard item.isPlayable, item.uri != nil else { return .failed("'\(item.identifier)' is not playable") }
+            let (queue, start) = try await queueItems(around: item, in: container, at: position)
+            content.queueContext = context
+            let outcome = await playback.setQueue(queue, startAt: start, play: true)
+            guard outcome.isSuccess else { return Self.result(outcome) }
+        } catch {
+            return .failed("could not read the catalog: \(error)")
+        }
+        guard let started = await Self.waitUntilStarted(playback, timeout: content.settings.playItemTimeout) else {
+            return .failed("'\(item.identifier)' did not start playing within \(content.settings.playItemTimeout)")
+        }
+        return Self.result(started)
+    }
+
+    /// S32: loads the named items as the queue without playing; the next play starts it.
+    func prepareQueue(_ identifiers: [String], content: NodeContent, playback: PlaybackController) async -> CommandResult {
+        guard !identifiers.isEmpty else { return .failed("'identifiers' is empty") }
+        var queue: [QueueItem] = []
+        do {
+            for identifier in identifiers {
+                guard let item = try await content.manager.item(identifier: identifier) else {
+                    return CommandResult(.noSuchContent, message: "no item '\(identifier)'")
+                }
+                guard item.isPlayable, item.uri != nil else { return .failed("'\(identifier)' is not playable") }
+                queue.append(try await queueItem(item, container: item.containerIdentifier, resume: queue.isEmpty))
+            }
+        } catch {
+            return .failed("could not read the catalog: \(error)")
+        }
+        content.queueContext = []
+        return Self.result(await playback.prepareQueue(queue))
+    }
+
+    /// The playables of `container` around `item` (at most 1000), and where the item is among them.
+    func queueItems(around item: ContentItem, in container: String?, at position: Int?) async throws -> ([QueueItem], Int) {
+        guard let catalog, let container else { return ([try await queueItem(item, container: nil, resume: true)], 0) }
+        let window = 1000
+        let offset = max(0, (position ?? 0) - window / 2)
+        let page = try await catalog.children(of: container, offset: position == nil ? 0 : offset, limit: window)
+        let playables = page.items.filter { $0.isPlayable && $0.uri != nil }
+        guard let start = playables.firstIndex(where: { $0.identifier == item.identifier }) else {
+            return ([try await queueItem(item, container: container, resume: true)], 0)
+        }
+        var queue: [QueueItem] = []
+        for (index, entry) in playables.enumerated() {
+            queue.append(try await queueItem(entry, container: container, resume: index == start))
+        }
+        return (queue, start)
+    }
+
+    /// A catalog item as the controller plays it; `resume` starts it where it was left (S31).
+    func queueItem(_ item: ContentItem, container: String?, resume: Bool) async throws -> QueueItem {
+        let isLive = item.isStreamingContent && item.duration == nil
+        var start: Double?
+        if resume, !isLive, let saved = try await catalog?.playbackPosition(for: item.identifier), saved.elapsed >= 1 {
+            let duration = saved.duration ?? item.duration
+            // A finished item starts over.
+            if duration.map({ saved.elapsed < $0 - 5 }) ?? true { start = saved.elapsed }
+        }
+        return QueueItem(
+            identifier: item.identifier, uri: item.uri ?? "", title: item.title, artist: item.artist,
+            albumTitle: item.albumTitle, duration: item.duration, isLiveStream: isLive,
+            containerIdentifier: container, startPosition: start)
+    }
+
+    /// waitUntilStarted with a deadline; nil when the deadline passed first.
+    static func waitUntilStarted(_ playback: PlaybackController, timeout: Duration) async -> PlaybackOutcome? {
+        let race = OnceBox<PlaybackOutcome?>()
+        return await withCheckedContinuation { continuation in
+            race.set(continuation)
+            let waiter = Task { race.resume(await playback.waitUntilStarted()) }
+            Task {
+                try? await Task.sleep(for: timeout)
+                if race.resume(nil) { waiter.cancel() }
+            }
+        }
+    }
+}
+
+/// A continuation resumed by whichever of several tasks gets there first.
+final class OnceBox<T: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<T, Never>?>(nil)
+
+    func set(_ continuation: CheckedContinuation<T, Never>) { self.continuation.withLock { $0 = continuation } }
+
+    @discardableResult
+    func resume(_ value: T) -> Bool {
+        guard let continuation = continuation.withLock({ $0.take() }) else { return false }
+        continuation.resume(returning: value)
+        return true
+    }
+}

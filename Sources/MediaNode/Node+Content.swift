@@ -1,0 +1,99 @@
+import ContentTree
+import Foundation
+import MediaJSON
+import RemoteCommands
+
+// MARK: - The retained content tree
+
+extension Node {
+    /// Publishes the upper levels of the tree and follows catalog changes; called once the command
+    /// subscriptions and capabilities are in place (S19).
+    func startContent() -> [Task<Void, Never>] {
+        guard let content, let catalog else { return [] }
+        let changes = catalog.changes()
+        return [
+            Task {
+                do {
+                    self.publishTree(try await content.manager.start())
+                } catch {
+                    self.logger.error("cannot read the catalog for the content tree: \(error)")
+                }
+            },
+            Task { for await diff in changes { content.mark(diff) } },
+            Task { await self.flushContent(content) },
+            Task { await self.saveProgressPeriodically() },
+        ]
+    }
+
+    /// One flush per burst: waits a moment for more changes, then republishes what they touched (S27).
+    func flushContent(_ content: NodeContent) async {
+        for await _ in content.wake {
+            try? await Task.sleep(for: content.settings.coalescingWindow)
+            let (diff, progress) = content.takePending()
+            guard !diff.isEmpty || !progress.isEmpty else { continue }
+            do {
+                publishTree(try await content.manager.apply(diff, progressChanged: progress))
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("could not republish the content tree after a change: \(error)")
+            }
+        }
+    }
+
+    /// Publishes nodes retained and clears the ones that vanished, in the update's order.
+    func publishTree(_ update: TreeUpdate) {
+        for change in update.changes {
+            switch change {
+            case let .publish(node):
+                retained.publish(topics.contentTree(node.indexPath.indices), node.json(artworkTopic: topics.artwork).jsonBytes)
+            case let .clear(path):
+                retained.clear(topics.contentTree(path.indices))
+            }
+        }
+    }
+
+    /// Adopts the vehicle's content limits (S22) and republishes what they affect.
+    func applyContext(_ payload: [UInt8]) async {
+        guard let content else { return }
+        do {
+            let document = try JSONValue(parsing: payload)
+            let limits = try ContentLimits(context: document, previous: await content.manager.limits)
+            publishTree(try await content.manager.setLimits(limits))
+        } catch {
+            logger.warning("ignored a context message: \(error)")
+            publishEvent(["type": "error", "message": .string("context: \(error)")])
+        }
+    }
+
+    /// Says why the root is empty (no media, still loading, offline); the status item follows (S25).
+    public func setEmptyRootReason(_ reason: EmptyRootReason) async {
+        guard let content else { return }
+        do {
+            publishTree(try await content.manager.setEmptyRootReason(reason))
+        } catch {
+            logger.warning("could not republish the root: \(error)")
+        }
+    }
+
+    /// The identifier path of the playing item, section first (S31), for now playing's
+    /// `nowPlayingIdentifiers`: the path of the container its queue came from, then the item.
+    public func nowPlayingIdentifiers(for identifier: String) -> [String] {
+        (content?.queueContext ?? []) + [identifier]
+    }
+
+    /// The content manager, when the node has a catalog.
+    public var contentManager: PlayableContentManager? { content?.manager }
+
+    static func makeContent(catalog: (any ContentCatalog)?, configuration: NodeConfiguration) -> NodeContent? {
+        guard let catalog else { return nil }
+        let topics = configuration.topics
+        let settings = configuration.content
+        let tree = ContentTreeConfiguration(
+            publishedDepth: settings.publishedDepth, pageSize: settings.pageSize, artworkTopic: { topics.artwork($0) })
+        let reason: EmptyRootReason = configuration.libraries.isEmpty && !configuration.catalogs.isEmpty ? .loading : .noMedia
+        return NodeContent(
+            manager: PlayableContentManager(catalog: catalog, configuration: tree, emptyRootReason: reason),
+            settings: settings)
+    }
+}

@@ -1,0 +1,52 @@
+import ContentTree
+import Foundation
+import Playback
+
+// MARK: - Playback progress (S31): saved per item, published as playbackProgress, resumed on play
+
+extension Node {
+    /// Called with every snapshot: leaving `playing` saves where the item stands.
+    func followProgress(_ snapshot: PlaybackSnapshot) async {
+        guard let content else { return }
+        let previous = content.follow(snapshot)
+        guard previous == .playing, snapshot.state != .playing, let item = snapshot.item, !item.isLiveStream else { return }
+        await saveProgress(item.identifier, elapsed: snapshot.elapsed, duration: snapshot.duration ?? item.duration)
+    }
+
+    /// Called with every trackEnded: the item's last position (its end when it finished).
+    func followProgress(ended identifier: String, position: Double) async {
+        guard let content else { return }
+        await saveProgress(identifier, elapsed: position, duration: content.duration(of: identifier))
+    }
+
+    /// While playing, saves the position every `progressInterval`.
+    func saveProgressPeriodically() async {
+        guard let content else { return }
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: content.settings.progressInterval) } catch { return }
+            await saveCurrentProgress(onlyWhilePlaying: true)
+        }
+    }
+
+    /// Saves the current item's position, e.g. at shutdown.
+    func saveCurrentProgress(onlyWhilePlaying: Bool = false) async {
+        guard let playback, content != nil else { return }
+        let snapshot = await playback.snapshot
+        guard let item = snapshot.item, !item.isLiveStream else { return }
+        if onlyWhilePlaying && snapshot.state != .playing { return }
+        guard let position = await playback.position() else { return }
+        await saveProgress(item.identifier, elapsed: position, duration: snapshot.duration ?? item.duration)
+    }
+
+    func saveProgress(_ identifier: String, elapsed: Double, duration: Double?) async {
+        guard let catalog, let content else { return }
+        do {
+            try await catalog.savePlaybackPosition(
+                PlaybackPosition(elapsed: elapsed, duration: duration, updatedAt: Date().timeIntervalSince1970),
+                for: identifier)
+            content.markProgress(identifier)
+        } catch {
+            logger.warning("could not save the position of \(identifier): \(error)")
+        }
+    }
+}

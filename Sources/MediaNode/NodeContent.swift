@@ -1,0 +1,94 @@
+import ContentTree
+import Playback
+import Synchronization
+
+/// How the node serves the content tree; the defaults follow the issue (root + 2 levels, pages of 100).
+public struct ContentSettings: Sendable {
+    /// Levels below the root published at start.
+    public var publishedDepth: Int
+    /// Children per published node.
+    public var pageSize: Int
+    /// How long catalog changes are gathered before one flush (S27).
+    public var coalescingWindow: Duration
+    /// How often the playing item's position is saved (S31); it is saved on pause, stop and shutdown too.
+    public var progressInterval: Duration
+    /// How long playItem waits for audio before it gives up (S24).
+    public var playItemTimeout: Duration
+
+    public init(publishedDepth: Int = 2, pageSize: Int = 100, coalescingWindow: Duration = .milliseconds(50),
+                progressInterval: Duration = .seconds(10), playItemTimeout: Duration = .seconds(10)) {
+        self.publishedDepth = publishedDepth
+        self.pageSize = pageSize
+        self.coalescingWindow = coalescingWindow
+        self.progressInterval = progressInterval
+        self.playItemTimeout = playItemTimeout
+    }
+}
+
+/// The node's content state beside the manager: changes waiting for the next flush, and where the
+/// playing queue came from (for nowPlayingIdentifiers).
+final class NodeContent: Sendable {
+    let manager: PlayableContentManager
+    let settings: ContentSettings
+    /// Yields when something waits to be flushed; a burst coalesces into one wake-up.
+    let wake: AsyncStream<Void>
+    private let wakeContinuation: AsyncStream<Void>.Continuation
+    private let state = Mutex(State())
+
+    struct State {
+        var diff = CatalogDiff()
+        var progress: Set<String> = []
+        /// Identifiers from the section down to the container the queue came from.
+        var queueContext: [String] = []
+        /// The state and item of the last snapshot, to notice a pause.
+        var lastState: PlaybackState = .stopped
+        var durations: [String: Double] = [:]
+    }
+
+    init(manager: PlayableContentManager, settings: ContentSettings) {
+        self.manager = manager
+        self.settings = settings
+        (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func mark(_ diff: CatalogDiff) {
+        state.withLock { $0.diff.merge(diff) }
+        wakeContinuation.yield()
+    }
+
+    func markProgress(_ identifier: String) {
+        state.withLock { _ = $0.progress.insert(identifier) }
+        wakeContinuation.yield()
+    }
+
+    /// Takes everything marked since the last flush.
+    func takePending() -> (CatalogDiff, Set<String>) {
+        state.withLock { state in
+            defer {
+                state.diff = CatalogDiff()
+                state.progress = []
+            }
+            return (state.diff, state.progress)
+        }
+    }
+
+    var queueContext: [String] {
+        get { state.withLock { $0.queueContext } }
+        set { state.withLock { $0.queueContext = newValue } }
+    }
+
+    /// Records a snapshot; returns the state before it.
+    func follow(_ snapshot: PlaybackSnapshot) -> PlaybackState {
+        state.withLock { state in
+            defer { state.lastState = snapshot.state }
+            if let item = snapshot.item, let duration = snapshot.duration ?? item.duration {
+                state.durations = [item.identifier: duration]
+            }
+            return state.lastState
+        }
+    }
+
+    func duration(of identifier: String) -> Double? { state.withLock { $0.durations[identifier] } }
+
+    func finish() { wakeContinuation.finish() }
+}

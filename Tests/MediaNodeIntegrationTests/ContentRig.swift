@@ -1,0 +1,112 @@
+import CatalogStore
+import ContentTree
+import Foundation
+import GStreamerAudio
+import MQTTTransport
+import MediaJSON
+import MediaNode
+import MediaNodeTesting
+
+/// A node with a real catalog file, real GStreamer (rendering into a WAV file) and a generated library,
+/// against a real broker, with a test client subscribed to everything under the prefix.
+struct ContentRig {
+    let broker: MosquittoBroker
+    let directory: URL
+    let library: URL
+    let database: CatalogDatabase
+    let node: Node
+    let task: Task<Void, Never>
+    let client: TestMQTTClient
+    var topics: TopicLayout { node.configuration.topics }
+
+    /// Two albums: Alpha (3 tracks) and Beta (2 tracks), each tone `seconds` long.
+    static func makeLibrary(in directory: URL, seconds: Double = 4) throws -> URL {
+        let library = directory.appendingPathComponent("music")
+        for (name, count, frequency) in [("Alpha", 3, 440), ("Beta", 2, 1320)] {
+            let folder = library.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for track in AudioFixtures.album(count: count, seconds: seconds, album: name, artist: "Artist \(name)",
+                                             baseFrequency: frequency) {
+                _ = try AudioFixtures.writeTone(track, in: folder)
+            }
+        }
+        return library
+    }
+
+    static func start(
+        broker: MosquittoBroker? = nil, directory: URL? = nil, withLibrary: Bool = true,
+        content: ContentSettings = ContentSettings(progressInterval: .milliseconds(500))
+    ) async throws -> ContentRig {
+        let broker = try broker ?? MosquittoBroker()
+        let directory = try directory ?? AudioFixtures.makeTemporaryDirectory("content")
+        let library = directory.appendingPathComponent("music")
+        if withLibrary && !FileManager.default.fileExists(atPath: library.path) {
+            _ = try makeLibrary(in: directory)
+        }
+        let database = try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path)
+        if withLibrary { _ = await CatalogRefresher(database: database).refresh(LocalFolderProvider(roots: [library])) }
+        let configuration = NodeConfiguration(
+            broker: try BrokerURL(parsing: broker.url), nodeID: "car1", libraries: withLibrary ? [library.path] : [],
+            databasePath: directory.appendingPathComponent("catalog.sqlite").path,
+            audioSink: "wav:" + directory.appendingPathComponent("out.wav").path, content: content)
+        var mqtt = configuration.mqttConfiguration
+        mqtt.reconnectDelay = (0, 1)
+        let engine = try GStreamerEngine(sink: configuration.audioSink)
+        let node = Node(configuration: configuration, transport: try MQTTClient(configuration: mqtt), engine: engine,
+                        catalog: database)
+        let client = try TestMQTTClient(brokerURL: broker.url)
+        try await client.connect()
+        try await client.subscribeAndSettle("\(configuration.prefix)/#")
+        let task = Task { await node.run() }
+        // Ready once it says online (a previous run left "offline" retained) and its root is out.
+        _ = try await client.first {
+            $0.topic == configuration.topics.status && String(decoding: $0.payload, as: UTF8.self) == "online"
+        }
+        _ = try await client.first { $0.topic == configuration.topics.contentTree }
+        return ContentRig(broker: broker, directory: directory, library: library, database: database, node: node,
+                          task: task, client: client)
+    }
+
+    /// Publishes a command and returns the reply carrying `id`.
+    func request(_ command: String, _ payload: String, id: String, timeout: Duration = .seconds(20)) async throws -> JSONValue {
+        try await client.publish(topics.command(command), payload)
+        let message = try await client.first(timeout: timeout) { message in
+            message.topic == topics.result && (try? JSONValue(parsing: message.payload))?["id"] == .string(id)
+        }
+        return try JSONValue(parsing: message.payload)
+    }
+
+    /// The latest retained node on a tree topic; nil when cleared or never published.
+    func node(_ path: [Int]) async -> JSONValue? {
+        guard let message = await client.latest(on: topics.contentTree(path)), !message.payload.isEmpty else { return nil }
+        return try? JSONValue(parsing: message.payload)
+    }
+
+    func waitForNode(_ path: [Int], timeout: Duration = .seconds(10), where matches: @escaping @Sendable (JSONValue?) -> Bool)
+        async throws -> JSONValue? {
+        let topic = topics.contentTree(path)
+        if matches(await node(path)) { return await node(path) }
+        let message = try await client.next(on: topic, timeout: timeout) {
+            matches($0.payload.isEmpty ? nil : try? JSONValue(parsing: $0.payload))
+        }
+        return message.payload.isEmpty ? nil : try JSONValue(parsing: message.payload)
+    }
+
+    /// Stops the node; the broker keeps running unless `stopBroker`.
+    func stop(stopBroker: Bool = true, removeFiles: Bool = true) async {
+        await node.shutdown()
+        await task.value
+        await client.disconnect()
+        try? database.close()
+        if stopBroker { broker.stop() }
+        if removeFiles { try? FileManager.default.removeItem(at: directory) }
+    }
+}
+
+extension JSONValue {
+    /// The element at `index` of an array; nil for other values and out of range.
+    subscript(index: Int) -> JSONValue? {
+        guard let array = arrayValue, array.indices.contains(index) else { return nil }
+        return array[index]
+    }
+}
