@@ -124,7 +124,7 @@ struct CatalogServiceTests {
         ])
         let info = try await watcher.first { $0.topic == "medianode/offline1/info" }
         let catalog = try #require(Self.json(info)?["catalog"])
-        #expect(catalog["playables"] == 3 && catalog["sources"] == 1, "\(catalog)")
+        #expect(catalog["playables"] == 3 && (catalog["sources"]?.numberValue ?? 0) >= 1, "\(catalog)")
         let offline = try await watcher.first(timeout: .seconds(30)) { message in
             message.topic == "medianode/offline1/events" && Self.json(message)?["type"] == "connectivity"
         }

@@ -76,24 +76,29 @@ extension RealEngineCommandTests {
         func badItemsSkipped() async throws {
             let library = try ToneLibrary("bad-items", tones: [(440, 1.5)])
             defer { library.remove() }
-            // Ahead of the tone: a corrupt file and a missing one.
+            // Ahead of the tone, two files that are fine when the catalog scans them...
             let corrupt = library.library.appendingPathComponent("00a corrupt.ogg")
-            try Data((0..<20_000).map { _ in UInt8.random(in: 0...255) }).write(to: corrupt)
-            // A dangling link: listed with the folder, gone when opened (a file deleted after the scan).
             let missing = library.library.appendingPathComponent("00b gone.ogg")
-            try FileManager.default.createSymbolicLink(
-                at: missing, withDestinationURL: library.directory.appendingPathComponent("deleted.ogg"))
-            let node = try await library.start()
+            for (file, frequency) in [(corrupt, 660), (missing, 770)] {
+                try AudioFixtures.writeTone(
+                    ToneTrack(fileName: file.lastPathComponent, frequency: frequency, seconds: 1, title: "Soon bad"),
+                    in: library.library)
+            }
+            // ...and then change under it, as a USB stick does: one is overwritten with noise, one deleted.
+            let node = try await library.start {
+                try Data((0..<20_000).map { _ in UInt8.random(in: 0...255) }).write(to: corrupt)
+                try FileManager.default.removeItem(at: missing)
+            }
             try await node.waitUntil(node.topics.queue, "three items") { $0["identifiers"]?.arrayValue?.count == 3 }
 
-                        let good = library.identifier(0)
+            let good = library.identifier(0)
             #expect(try await node.status("play") == "success")
             try await node.waitForEvent("the tone starting", timeout: 10) {
                 $0["type"] == "trackStarted" && $0["identifier"]?.stringValue == good
             }
             let errors = await node.events().filter { $0["type"] == "error" }
             for bad in [corrupt, missing] {
-                #expect(errors.contains { $0["identifier"]?.stringValue == "file:" + bad.path },
+                #expect(errors.contains { $0["identifier"]?.stringValue == library.identifier(of: bad) },
                         "an error names \(bad.lastPathComponent): \(errors.map(\.jsonString))")
             }
             try await node.waitForState("stopped", timeout: 6)
@@ -107,13 +112,17 @@ extension RealEngineCommandTests {
         func corruptAfterPlayingItem() async throws {
             let library = try ToneLibrary("bad-next", tones: [(440, 1), (880, 1)])
             defer { library.remove() }
-            try Data((0..<20_000).map { _ in UInt8.random(in: 0...255) }).write(
-                to: library.library.appendingPathComponent("01b corrupt.ogg"))
-            let node = try await library.start()
+            let corrupt = library.library.appendingPathComponent("01b corrupt.ogg")
+            try AudioFixtures.writeTone(
+                ToneTrack(fileName: corrupt.lastPathComponent, frequency: 660, seconds: 1, title: "Soon bad"),
+                in: library.library)
+            let node = try await library.start {
+                try Data((0..<20_000).map { _ in UInt8.random(in: 0...255) }).write(to: corrupt)
+            }
             try await node.waitUntil(node.topics.queue, "three items") { $0["identifiers"]?.arrayValue?.count == 3 }
             #expect(try await node.status("play") == "success")
             let last = library.identifier(1)
-            await withKnownIssue("playbin opens the next item for the gapless switch while the current one still plays; its failure stops the pipeline, the current item never ends and playback hangs") {
+            await withKnownIssue("playbin opens the next item for the gapless switch while the current one still plays; its failure stops the pipeline, the current item never ends and playback hangs", isIntermittent: true) {
                 try await node.waitForEvent("the last tone starting", timeout: 5) {
                     $0["type"] == "trackStarted" && $0["identifier"]?.stringValue == last
                 }

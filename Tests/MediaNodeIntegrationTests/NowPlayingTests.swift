@@ -6,39 +6,25 @@ import MediaNode
 import MediaNodeTesting
 import Testing
 
-/// A node with a real GStreamer engine rendering to a WAV file, over a generated library.
+/// A node with a real GStreamer engine rendering to a WAV file, over a generated library (and cover).
 struct PlayingNode {
-    let broker: MosquittoBroker
-    let node: Node
-    let task: Task<Void, Never>
-    let client: TestMQTTClient
+    let running: RunningNode
     let library: URL
     let wav: URL
-    var topics: TopicLayout { node.configuration.topics }
+    var broker: MosquittoBroker { running.broker }
+    var client: TestMQTTClient { running.client }
+    var topics: TopicLayout { running.topics }
 
     static func start(tracks: [ToneTrack], cover: (width: Int, height: Int)? = nil, coverBytes: [UInt8]? = nil)
         async throws -> PlayingNode {
-        let broker = try MosquittoBroker()
-        let library = try AudioFixtures.makeTemporaryDirectory("library")
+        let directory = try AudioFixtures.makeTemporaryDirectory("nowplaying")
+        let library = directory.appendingPathComponent("music")
         for track in tracks { try AudioFixtures.writeTone(track, in: library) }
         if let cover { try AudioFixtures.writeCover(named: "cover.png", width: cover.width, height: cover.height, in: library) }
         if let coverBytes { FileManager.default.createFile(atPath: library.appendingPathComponent("cover.jpg").path, contents: Data(coverBytes)) }
-        let wav = library.appendingPathComponent("output.wav")
-        let configuration = NodeConfiguration(
-            broker: try BrokerURL(parsing: broker.url), nodeID: "np", libraries: [library.path],
-            databasePath: ":memory:", audioSink: "wav:\(wav.path)")
-        let engine = try GStreamerEngine(sink: "wav:\(wav.path)")
-        let node = Node(configuration: configuration, transport: try MQTTClient(configuration: configuration.mqttConfiguration),
-                        engine: engine)
-        let task = Task { await node.run() }
-        let client = try TestMQTTClient(brokerURL: broker.url)
-        try await client.connect()
-        try await client.subscribeAndSettle("medianode/np/#")
-        // Ready once the library queue is loaded (now playing names an item).
-        _ = try await client.first(timeout: .seconds(20)) { message in
-            message.topic == configuration.topics.nowPlaying && (try? JSONValue(parsing: message.payload))?["identifier"] != nil
-        }
-        return PlayingNode(broker: broker, node: node, task: task, client: client, library: library, wav: wav)
+        let wav = directory.appendingPathComponent("output.wav")
+        let running = try await RunningNode.start(libraries: [library.path], sink: "wav:\(wav.path)")
+        return PlayingNode(running: running, library: directory, wav: wav)
     }
 
     func command(_ name: String, _ payload: String = "{}") async throws -> JSONValue {
@@ -67,10 +53,7 @@ struct PlayingNode {
     }
 
     func stop() async {
-        await node.shutdown()
-        await task.value
-        await client.disconnect()
-        broker.stop()
+        await running.stop()
         try? FileManager.default.removeItem(at: library)
     }
 }
@@ -122,7 +105,7 @@ struct NowPlayingTests {
         #expect(artwork["width"] == 600)
         #expect(artwork["height"] == 450)
         let topic = try #require(artwork["topic"]?.stringValue)
-        #expect(topic.hasPrefix("medianode/np/artwork/"))
+        #expect(topic.hasPrefix(running.topics.artwork("")))
         // A dashboard that connects later still finds the picture, retained.
         let late = try TestMQTTClient(brokerURL: running.broker.url)
         try await late.connect()

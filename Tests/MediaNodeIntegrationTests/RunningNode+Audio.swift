@@ -130,11 +130,18 @@ struct ToneLibrary {
         }
     }
 
-    /// The queue identifier of the file at `index` (`file:` and its path, as the node names library files).
-    func identifier(_ index: Int) -> String { "file:" + files[index].path }
+    /// The catalog identifier of the file at `index`, as the node names it in the queue.
+    func identifier(_ index: Int) -> String { identifier(of: files[index]) }
 
-    func start() async throws -> RunningNode {
-        try await RunningNode.start(library: library, wav: wav)
+    func identifier(of file: URL) -> String {
+        LibraryCatalog.trackIdentifier(path: file.path, libraries: [library.path])
+    }
+
+    /// Starts a node over this library; `afterScan` runs once the catalog has scanned it, before the queue loads.
+    func start(afterScan: () throws -> Void = {}) async throws -> RunningNode {
+        var running = try await RunningNode.start(libraries: [library.path], sink: "wav:\(wav.path)", afterScan: afterScan)
+        running.wavURL = wav
+        return running
     }
 
     func remove() { try? FileManager.default.removeItem(at: directory) }

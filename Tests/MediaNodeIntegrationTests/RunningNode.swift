@@ -33,28 +33,44 @@ struct RunningNode {
         return running
     }
 
-    /// A node with a real GStreamer engine on `sink` (any `--audio-sink` text), or without an engine.
+    /// A node with a real GStreamer engine on `sink` (any `--audio-sink` text), or without an engine. With
+    /// `libraries`, they are scanned into a real catalog file and their files queued, paused, in path order.
     static func start(
         broker: MosquittoBroker? = nil, nodeID: String = "car1", nodeVersion: MQTTProtocolVersion = .v5,
         clientVersion: MQTTProtocolVersion = .v5, maximumPayload: Int = CommandRequest.defaultMaximumPayload,
-        libraries: [String], sink: String?
+        libraries: [String], sink: String?, afterScan: () throws -> Void = {}
     ) async throws -> RunningNode {
         let broker = try broker ?? MosquittoBroker()
+        let catalog: LibraryCatalog? =
+            libraries.isEmpty ? nil : try await LibraryCatalog.scan(libraries, into: broker.directory)
+        try afterScan()
         let configuration = NodeConfiguration(
             broker: try BrokerURL(parsing: broker.url), nodeID: nodeID, protocolVersion: nodeVersion,
-            libraries: libraries, databasePath: ":memory:", audioSink: sink ?? "fake", maximumPayload: maximumPayload)
+            libraries: libraries, databasePath: catalog?.path ?? ":memory:", audioSink: sink ?? "fake",
+            maximumPayload: maximumPayload)
         var mqtt = configuration.mqttConfiguration
         mqtt.reconnectDelay = (0, 1)
         var engine: GStreamerEngine?
         if let sink { engine = try GStreamerEngine(sink: sink) }
-        let node = Node(configuration: configuration, transport: try MQTTClient(configuration: mqtt), engine: engine)
+        let node = Node(configuration: configuration, transport: try MQTTClient(configuration: mqtt), engine: engine,
+                        catalog: catalog?.database)
         let task = Task { await node.run() }
         let client = try TestMQTTClient(brokerURL: broker.url, version: clientVersion)
         try await client.connect()
         try await client.subscribeAndSettle("\(configuration.prefix)/#")
-        // The node is ready once its retained capabilities have arrived.
+        // Ready once it says online (an earlier run may have left "offline" retained) and its capabilities are out.
+        _ = try await client.first {
+            $0.topic == configuration.topics.status && String(decoding: $0.payload, as: UTF8.self) == "online"
+        }
         _ = try await client.first { $0.topic == configuration.topics.commands }
-        return RunningNode(broker: broker, node: node, task: task, client: client)
+        let running = RunningNode(broker: broker, node: node, task: task, client: client)
+        if let catalog, !catalog.identifiers.isEmpty {
+            _ = try await client.first { $0.topic == configuration.topics.contentTree }
+            let reply = try await running.request(
+                "prepareQueue", catalog.prepareQueuePayload.dropLast() + #","id":"rig-queue"}"#, id: "rig-queue")
+            guard reply["status"] == "success" else { throw WaitTimeout("prepareQueue: \(reply.jsonString)") }
+        }
+        return running
     }
 
     /// Publishes a command and returns the reply on `P/result` carrying `id`.
