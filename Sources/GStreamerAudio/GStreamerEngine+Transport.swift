@@ -26,7 +26,11 @@ extension GStreamerEngine {
         loaded = token
         streamSwitchNeedsFlush = false
         mn_object_set_string(playbin, "uri", target)
-        guard gst_element_set_state(playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE else { return }
+        guard gst_element_set_state(playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE else {
+            // A missing file fails here and now; saying so lets the caller skip it in the same step
+            // instead of racing the bus message that follows.
+            throw AudioError(.item, "cannot open \(uri)")
+        }
         let start = seconds.map { max(0, $0) }
         guard start != nil || rate != 1.0 else { return }
         guard waitForSteadyState(seconds: 10) else { return }
@@ -53,7 +57,9 @@ extension GStreamerEngine {
             throw AudioError(.device, lost)
         }
         if gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
-            throw AudioError(.engine, "the pipeline refused to play")
+            if let lost = pipeline.shared.state.withLock({ $0.outputError }) { throw AudioError(.device, lost) }
+            // The item failed while prerolling (its error may still be on the bus): it cannot play.
+            throw AudioError(.item, "the item cannot be played")
         }
         if streamSwitchNeedsFlush {
             streamSwitchNeedsFlush = false

@@ -89,6 +89,8 @@ extension PlaybackController {
         await reanchor()
         do throws(AudioError) {
             try await engine.play()
+        } catch where error.kind == .item {
+            return await skipUnplayable(error)
         } catch {
             return .failed(PlaybackFailure(error))
         }
@@ -97,6 +99,19 @@ extension PlaybackController {
         anchor(at: anchorElapsed)
         publish()
         return .success
+    }
+
+    /// The current item failed when asked to play (its error fact may not have arrived yet): report it
+    /// and play the next one, as the fact would have.
+    func skipUnplayable(_ error: AudioError) async -> PlaybackOutcome {
+        guard let item = queue.currentItem else { return .failed(PlaybackFailure(error)) }
+        emit(.error(identifier: item.identifier, error))
+        await endCurrentTrack(.failed)
+        guard queue.advance(.nextTrack) != nil else {
+            await stopAtEnd()
+            return .failed(.unplayable("\(item.identifier): \(error.message)"))
+        }
+        return await loadCurrent(playing: true)
     }
 
     /// Pauses the engine and freezes the position as `newState` (paused, or interrupted); nil on success.

@@ -53,7 +53,10 @@ public struct LocalFolderProvider: CatalogProvider {
                 continue
             }
             if isAudio {
-                guard let tags = TagReader.read(path: path) else { continue }
+                // What TagLib cannot read (a multi-stream Ogg, an odd container) is still listed under its
+                // file name: GStreamer decides when it plays, and a bad file is skipped with an error then.
+                var tags = TagReader.read(path: path) ?? AudioTags()
+                if tags.title == nil { tags.title = url.deletingPathExtension().lastPathComponent }
                 scan.records.append(LocalFileRecord(path: path, size: size, modified: modified, tags: tags))
             } else if let data = try? Data(contentsOf: url), !data.isEmpty {
                 let blob = ArtworkBlob(data: data)
