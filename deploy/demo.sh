@@ -20,7 +20,12 @@ sleep 1
 cat <<MSG
 MediaNode is running (pid $(cat "$state/medianode.pid"), log $state/medianode.log).
 Watch it:   mosquitto_sub -t 'medianode/#' -v
-Drive it:   mosquitto_pub -t medianode/$node_id/cmd/play -n
+Browse it:  mosquitto_sub -t 'medianode/$node_id/content/tree/#' -v
+Play it:    mosquitto_pub -t medianode/$node_id/cmd/playItem -m '{"indexPath":[0,1,0,0]}'
+            (Library > Albums > the first album > its first track; the reply comes on .../result)
+Drive it:   mosquitto_pub -t medianode/$node_id/cmd/pause -n
+            mosquitto_pub -t medianode/$node_id/cmd/play -n
+            mosquitto_pub -t medianode/$node_id/cmd/nextTrack -n
             mosquitto_pub -t medianode/$node_id/cmd/changeRepeatMode -m '{"repeatType":"all"}'
 Stop it:    kill \$(cat $state/medianode.pid)
 What it plays goes to $state/output.wav (this machine has no sound card); use --audio-sink auto on one that has.
