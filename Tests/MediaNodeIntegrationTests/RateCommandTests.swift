@@ -19,7 +19,8 @@ extension RealEngineCommandTests {
             #expect(playing["playbackRate"] == 2)
             try await node.waitForState("stopped", timeout: 8)
             let took = Date().timeIntervalSince(started)
-            #expect(took > 1.5 && took < 3.2, "a 4 s track at 2.0 took \(took) s")
+            // Under 3.5 s tells double speed from normal speed (4 s) with room for a loaded machine.
+            #expect(took > 1.5 && took < 3.5, "a 4 s track at 2.0 took \(took) s")
             let rendered = node.renderedSeconds()
             #expect(rendered > 1.7 && rendered < 2.5, "rendered \(rendered) s")
             #expect(isNear(try node.tone(from: 0.2, length: rendered - 0.4), 440, within: 0.08), "same pitch")
