@@ -123,19 +123,10 @@ public enum AudioFixtures {
     }
 
     static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let (status, output) = try ToolRun.capture(tool, arguments)
+        guard status == 0 else {
             throw AudioFixtureError.toolFailed(
-                command: ([tool] + arguments).joined(separator: " "), status: process.terminationStatus,
-                output: String(decoding: output, as: UTF8.self))
+                command: ([tool] + arguments).joined(separator: " "), status: status, output: output)
         }
     }
 }

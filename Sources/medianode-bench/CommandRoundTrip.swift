@@ -5,6 +5,7 @@ import Logging
 import MQTTTransport
 import MediaNode
 import MediaNodeTesting
+import Playback
 
 /// Round trip of a trivial command through the node, beside a bare request/response between two plain
 /// libmosquitto clients through the same broker (the floor).
@@ -38,9 +39,11 @@ struct CommandRoundTrip: AsyncParsableCommand {
         responder.start()
         try responder.subscribe("bench/request", qos: 1)
 
-        // The node, in this process, with its real transport.
+        // The node, in this process, with its real transport; an in-memory engine, so the command runs its real
+        // handler through the playback controller without the cost of audio (command-effect measures that).
         let configuration = NodeConfiguration(broker: url, nodeID: "bench", databasePath: ":memory:", audioSink: "fake")
-        let node = Node(configuration: configuration, transport: try MQTTClient(configuration: configuration.mqttConfiguration))
+        let node = Node(configuration: configuration, transport: try MQTTClient(configuration: configuration.mqttConfiguration),
+                        engine: InMemoryAudioEngine(clock: SystemPlaybackClock()))
         let nodeTask = Task { await node.run() }
 
         let requester = try Requester(url: url, replyTopics: ["bench/reply", configuration.topics.result])
@@ -48,24 +51,10 @@ struct CommandRoundTrip: AsyncParsableCommand {
 
         let nodeTopic = configuration.topics.command(command)
         let body = Array(payload.utf8)
-        var nodeSamples = LatencySamples()
-        var floorSamples = LatencySamples()
-        // Interleave the two in blocks so machine noise hits both alike.
-        let block = 500
         let (requests, warmup) = (requests, warmup)
-        (nodeSamples, floorSamples) = await onDedicatedThread {
-            var nodeSamples = LatencySamples()
-            var floorSamples = LatencySamples()
-            _ = requester.measure(topic: nodeTopic, payload: body, count: warmup)
-            _ = requester.measure(topic: "bench/request", payload: body, count: warmup)
-            var done = 0
-            while done < requests {
-                let count = min(block, requests - done)
-                nodeSamples.values += requester.measure(topic: nodeTopic, payload: body, count: count).values
-                floorSamples.values += requester.measure(topic: "bench/request", payload: body, count: count).values
-                done += count
-            }
-            return (nodeSamples, floorSamples)
+        let (nodeSamples, floorSamples) = await onDedicatedThread {
+            requester.measureInterleaved(
+                subject: nodeTopic, floor: "bench/request", payload: body, count: requests, warmup: warmup, block: 500)
         }
         report("Command round trip, QoS 1 request and reply, one in flight (\(requests) each):",
                subject: ("through medianode (\(command))", nodeSamples),
@@ -102,6 +91,24 @@ final class Requester: @unchecked Sendable {
         }
         client.start()
         for topic in replyTopics { try client.subscribe(topic, qos: 1) }
+    }
+
+    /// Measures `subject` and `floor` alternately in blocks, so machine noise hits both alike.
+    /// Blocks the calling thread: call it from `onDedicatedThread`.
+    func measureInterleaved(subject: String, floor: String, payload: [UInt8], count: Int, warmup: Int, block: Int)
+        -> (subject: LatencySamples, floor: LatencySamples) {
+        var subjectSamples = LatencySamples()
+        var floorSamples = LatencySamples()
+        _ = measure(topic: subject, payload: payload, count: warmup)
+        _ = measure(topic: floor, payload: payload, count: warmup)
+        var done = 0
+        while done < count {
+            let size = min(block, count - done)
+            subjectSamples.values += measure(topic: subject, payload: payload, count: size).values
+            floorSamples.values += measure(topic: floor, payload: payload, count: size).values
+            done += size
+        }
+        return (subjectSamples, floorSamples)
     }
 
     /// Blocks the calling thread: call it from `onDedicatedThread`.

@@ -68,17 +68,8 @@ struct ContentBench: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(300))
             let count = requests
             let (nodeSamples, floorSamples) = await onDedicatedThread {
-                var nodeSamples = LatencySamples(), floorSamples = LatencySamples()
-                _ = requester.measure(topic: topic, payload: body, count: 200)
-                _ = requester.measure(topic: "bench/request", payload: body, count: 200)
-                var done = 0
-                while done < count {
-                    let block = min(250, count - done)
-                    nodeSamples.values += requester.measure(topic: topic, payload: body, count: block).values
-                    floorSamples.values += requester.measure(topic: "bench/request", payload: body, count: block).values
-                    done += block
-                }
-                return (nodeSamples, floorSamples)
+                requester.measureInterleaved(
+                    subject: topic, floor: "bench/request", payload: body, count: count, warmup: 200, block: 250)
             }
             report("Browse round trip, \(title) (reply \(replySize) bytes):",
                    subject: ("through medianode (browse)", nodeSamples),

@@ -140,15 +140,6 @@ struct CatalogServiceTests {
 
     /// Runs the `medianode` executable with stdout piped (so not a terminal).
     func runCLI(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: NodeProcess.binaryPath)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try ToolRun.capture(NodeProcess.binaryPath, arguments)
     }
 }
