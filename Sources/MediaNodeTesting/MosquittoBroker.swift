@@ -20,6 +20,8 @@ public final class MosquittoBroker: @unchecked Sendable {
     public init(extraConfiguration: [String] = [], startNow: Bool = true) throws {
         port = try Self.freePort()
         directory = try AudioFixtures.makeTemporaryDirectory("broker")
+        // mosquitto started as root drops to its own user, which must still be able to write its log here.
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
         let configuration = [
             "listener \(port) 127.0.0.1",
             "allow_anonymous true",
