@@ -22,6 +22,7 @@ final class BusReader: @unchecked Sendable {
     private let logger: Logger
     private let finished = DispatchSemaphore(value: 0)
     private var onGaplessSwitch: @Sendable (PlaybackToken) -> Void = { _ in }
+    private var onSwitchFailed: @Sendable (PlaybackToken) -> Void = { _ in }
 
     // Bus-thread state.
     private var current: PlaybackToken?
@@ -29,6 +30,8 @@ final class BusReader: @unchecked Sendable {
     private var sawFirstStreamStart = false
     private var lastState: EngineState?
     private var lastDuration: Double??
+    /// The next item of a gapless switch that failed to open; its follow-up errors belong to it too.
+    private var failedNext: PlaybackToken?
 
     init(bus: UnsafeMutablePointer<GstBus>, playbin: UnsafeMutablePointer<GstElement>,
          sink: UnsafeMutablePointer<GstElement>, shared: EngineShared,
@@ -41,9 +44,12 @@ final class BusReader: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Starts the thread. `onGaplessSwitch` runs on the bus thread after a switch's streamStarted fact.
-    func start(onGaplessSwitch: @escaping @Sendable (PlaybackToken) -> Void) {
+    /// Starts the thread. `onGaplessSwitch` runs on the bus thread after a switch's streamStarted fact;
+    /// `onSwitchFailed` after the item a switch went to failed, with the token still playing its tail.
+    func start(onGaplessSwitch: @escaping @Sendable (PlaybackToken) -> Void,
+               onSwitchFailed: @escaping @Sendable (PlaybackToken) -> Void) {
         self.onGaplessSwitch = onGaplessSwitch
+        self.onSwitchFailed = onSwitchFailed
         let thread = Thread { [self] in run() }
         thread.name = "medianode.audio.bus"
         thread.start()
@@ -102,12 +108,14 @@ final class BusReader: @unchecked Sendable {
             current = token
             load = token
             sawFirstStreamStart = false
+            failedNext = nil
             lastState = .loading
             lastDuration = nil
             continuation.yield(.stateChanged(.loading, token))
         case .stopped(let token):
             current = nil
             load = nil
+            failedNext = nil
             lastState = .idle
             continuation.yield(.stateChanged(.idle, token))
         case .quit:
@@ -168,10 +176,6 @@ final class BusReader: @unchecked Sendable {
         let fromOutput = source.map { $0 == sinkObject || gst_object_has_as_ancestor($0, sinkObject) != 0 } ?? false
         logger.error("audio error: \(text)", metadata: ["debug": "\(details)"])
         guard let current else { return }
-        // An error from the item playbin switched to (but whose stream has not started) belongs to that item.
-        let pendingNext = fromOutput ? nil : shared.state.withLock { state in
-            state.switches.last { $0.load == load }?.next
-        }
         // Once the output failed, the errors upstream elements post next ("Internal data stream error")
         // are its consequence, not a fault of the item: reporting them would skip a good item.
         let outputAlreadyFailed = shared.state.withLock { state in
@@ -179,7 +183,28 @@ final class BusReader: @unchecked Sendable {
             return state.outputError != nil
         }
         if !fromOutput, outputAlreadyFailed { return }
-        continuation.yield(.error(pendingNext ?? current, AudioError(fromOutput ? .device : .item, text)))
+        if fromOutput {
+            continuation.yield(.error(current, AudioError(.device, text)))
+            return
+        }
+        if let failedNext {
+            continuation.yield(.error(failedNext, AudioError(.item, text)))
+            return
+        }
+        // An error from the item playbin switched to (its stream has not started) belongs to that item.
+        // Its STREAM_START will never come, and neither will the current item's end of stream: playbin
+        // holds that back for the switch. The engine watches the current item's tail instead.
+        let pendingNext: PlaybackToken? = shared.state.withLock { state in
+            guard let index = state.switches.lastIndex(where: { $0.load == load }) else { return nil }
+            return state.switches.remove(at: index).next
+        }
+        if let pendingNext {
+            failedNext = pendingNext
+            continuation.yield(.error(pendingNext, AudioError(.item, text)))
+            onSwitchFailed(current)
+            return
+        }
+        continuation.yield(.error(current, AudioError(.item, text)))
     }
 
     private func logWarning(_ message: UnsafeMutablePointer<GstMessage>) {

@@ -10,20 +10,25 @@ extension GStreamerEngine {
     ///
     /// With a start position or a non-1.0 rate, waits (up to 10 s) for the preroll and seeks before
     /// returning, so the first audio played is already at the right place and speed.
-    public func load(uri: String, token: PlaybackToken, startAt seconds: Double?) async throws(AudioError) {
+    public func load(uri: String, token: PlaybackToken, startAt seconds: Double?, next: NextItem?)
+        async throws(AudioError)
+    {
         let target = try GStreamer.uri(from: uri)
+        let named = next.flatMap { next in (try? GStreamer.uri(from: next.uri)).map { NextItem(uri: $0, token: next.token) } }
         try checkAlive()
         let playbin = pipeline.playbin
-        gst_element_set_state(playbin, GST_STATE_NULL)
+        pipeline.stopPlaybin()
         // No streaming thread runs now, so nothing of the old load can post after this marker.
         pipeline.shared.state.withLock { state in
-            state.next = nil
+            state.next = named.map { ($0.uri, $0.token) }
             state.switches = []
             state.load = token
             state.outputError = nil
         }
         pipeline.post(.loaded(token))
         loaded = token
+        loadedURI = target
+        successor = named
         streamSwitchNeedsFlush = false
         mn_object_set_string(playbin, "uri", target)
         guard gst_element_set_state(playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE else {
@@ -45,6 +50,7 @@ extension GStreamerEngine {
             next = nil
         }
         pipeline.shared.state.withLock { $0.next = next }
+        successor = next.map { NextItem(uri: $0.uri, token: $0.token) }
     }
 
     /// Throws `.device` once after the output failed under this load, and reopens the output (NULL
@@ -77,7 +83,7 @@ extension GStreamerEngine {
     /// Releases the item: NULL closes files, sockets and decoders.
     public func stop() async {
         guard !pipeline.isReleased, let token = loaded else { return }
-        gst_element_set_state(pipeline.playbin, GST_STATE_NULL)
+        pipeline.stopPlaybin()
         pipeline.shared.state.withLock { state in
             state.next = nil
             state.switches = []
@@ -85,6 +91,8 @@ extension GStreamerEngine {
         }
         pipeline.post(.stopped(token))
         loaded = nil
+        loadedURI = nil
+        successor = nil
     }
 
     /// Waits (up to 5 s) for the seek to preroll, so `position()` afterwards reports the new place.
@@ -134,11 +142,12 @@ extension GStreamerEngine {
 
     // MARK: - Helpers (engine executor only)
 
+
     /// Takes the pipeline down to NULL and back to PAUSED at the same position and rate.
     private func reopenOutput() {
         var nanoseconds: gint64 = 0
         _ = gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds)
-        gst_element_set_state(pipeline.playbin, GST_STATE_NULL)
+        pipeline.stopPlaybin()
         guard gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
               waitForSteadyState(seconds: 5)
         else { return }

@@ -19,6 +19,10 @@ public actor GStreamerEngine: AudioEngine {
     let logger: Logger
     /// The token of the load in playbin, or nil when stopped.
     var loaded: PlaybackToken?
+    /// The URI of the item playing under `loaded`, and of the named gapless successor, so the engine
+    /// can reopen the current item on its own (see `watchTail`).
+    var loadedURI: String?
+    var successor: NextItem?
     /// The rate the user asked for; new loads and gapless switches start at it too.
     var rate = 1.0
     /// An audio stream was selected while paused; `play` flushes once playing (see `selectAudioStream`).
@@ -35,10 +39,15 @@ public actor GStreamerEngine: AudioEngine {
         self.logger = logger
         executor = DedicatedThreadExecutor(name: "medianode.audio.engine")
         pipeline = try Pipeline(sink: sink, continuation: continuation, logger: logger)
-        pipeline.busReader.start { [weak self] token in
-            guard let self else { return }
-            Task { await self.gaplessSwitched(to: token) }
-        }
+        pipeline.busReader.start(
+            onGaplessSwitch: { [weak self] token in
+                guard let self else { return }
+                Task { await self.gaplessSwitched(to: token) }
+            },
+            onSwitchFailed: { [weak self] token in
+                guard let self else { return }
+                Task { await self.watchTail(of: token) }
+            })
     }
 
     /// Parses `--audio-sink` (`auto`, `fake`, `wav:PATH` or a gst-launch sink description).
@@ -55,6 +64,8 @@ public actor GStreamerEngine: AudioEngine {
     private func gaplessSwitched(to token: PlaybackToken) {
         guard loaded != nil, !pipeline.isReleased else { return }
         loaded = token
+        if successor?.token == token { loadedURI = successor?.uri }
+        successor = nil
         if rate != 1.0 { _ = applyRate(rate, waitSeconds: 2) }
     }
 }
@@ -70,6 +81,7 @@ final class Pipeline {
     let volume: UnsafeMutablePointer<GstElement>?
     let shared = EngineShared()
     let busReader: BusReader
+    private let logger: Logger
     private let continuation: AsyncStream<AudioFact>.Continuation
     private(set) var isReleased = false
 
@@ -89,6 +101,7 @@ final class Pipeline {
             throw error
         }
         self.playbin = playbin
+        self.logger = logger
         self.continuation = continuation
         volume = gst_bin_get_by_name(gcast(filter), "volume")
         mn_object_set_object(playbin, "audio-sink", sink.element)
@@ -108,6 +121,11 @@ final class Pipeline {
 
     deinit { release() }
 
+    /// Reports a fact the engine itself established (not read from the bus).
+    func report(_ fact: AudioFact) {
+        continuation.yield(fact)
+    }
+
     /// Leaves a marker between GStreamer's messages; see `BusMarker`.
     func post(_ marker: BusMarker) {
         shared.state.withLock { $0.markers.append(marker) }
@@ -116,11 +134,23 @@ final class Pipeline {
         gst_bus_post(bus, message)
     }
 
+    /// Takes playbin to NULL. After a gapless switch to an item that failed (a dead URL), the first
+    /// attempt can fail half-way: the failed source refuses to leave PAUSED while playbin is still
+    /// swapping its groups, and playbin would then retry that source on the next load. A second
+    /// attempt finds it deactivated and succeeds.
+    func stopPlaybin() {
+        for attempt in 1...3 {
+            guard gst_element_set_state(playbin, GST_STATE_NULL) == GST_STATE_CHANGE_FAILURE else { return }
+            logger.debug("audio: the pipeline refused to stop (attempt \(attempt)); trying again")
+        }
+        logger.error("audio: the pipeline refused to stop three times; the next item may not play")
+    }
+
     /// Stops everything and drops every reference. Safe to call twice.
     func release() {
         guard !isReleased else { return }
         isReleased = true
-        gst_element_set_state(playbin, GST_STATE_NULL)
+        stopPlaybin()
         post(.quit)
         busReader.join()
         // Messages hold references to their sources; drop the ones nobody will read.

@@ -9,7 +9,7 @@ import Synchronization
 public final class InMemoryAudioEngine: AudioEngine {
     /// One call the core made.
     public enum Call: Sendable, Equatable {
-        case load(uri: String, token: PlaybackToken, startAt: Double?)
+        case load(uri: String, token: PlaybackToken, startAt: Double?, next: NextItem? = nil)
         case preloadNext(uri: String?, token: PlaybackToken?)
         case play, pause, stop
         case seek(Double)
@@ -56,6 +56,7 @@ public final class InMemoryAudioEngine: AudioEngine {
     public var loadedURI: String? { state.withLock { $0.loaded?.uri } }
     public var currentToken: PlaybackToken? { state.withLock { $0.loaded?.token } }
     public var preloadedURI: String? { state.withLock { $0.preload?.uri } }
+    public var preloadedToken: PlaybackToken? { state.withLock { $0.preload?.token } }
     public var isPlaying: Bool { state.withLock { $0.isPlaying } }
     public var rate: Double { state.withLock { $0.rate } }
     public var volume: Double { state.withLock { $0.volume } }
@@ -124,14 +125,16 @@ public final class InMemoryAudioEngine: AudioEngine {
 
     // MARK: - AudioEngine
 
-    public func load(uri: String, token: PlaybackToken, startAt seconds: Double?) async throws(AudioError) {
+    public func load(uri: String, token: PlaybackToken, startAt seconds: Double?, next: NextItem?)
+        async throws(AudioError)
+    {
         let now = clock.now()
         try state.withLock { state throws(AudioError) in
-            state.calls.append(.load(uri: uri, token: token, startAt: seconds))
+            state.calls.append(.load(uri: uri, token: token, startAt: seconds, next: next))
             if state.deviceLost { throw AudioError(.device, "audio output disappeared") }
             if state.failingURIs.contains(uri) { throw AudioError(.item, "cannot open \(uri)") }
             state.loaded = Loaded(uri: uri, token: token)
-            state.preload = nil
+            state.preload = next.map { Loaded(uri: $0.uri, token: $0.token) }
             state.isPlaying = false
             state.rate = 1
             state.anchorPosition = seconds ?? 0

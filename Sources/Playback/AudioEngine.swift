@@ -9,6 +9,16 @@ public struct PlaybackToken: Hashable, Comparable, Sendable, CustomStringConvert
     public var description: String { "#\(rawValue)" }
 }
 
+/// The item to switch to without a gap when the current one is about to finish.
+public struct NextItem: Sendable, Equatable {
+    public var uri: String
+    public var token: PlaybackToken
+    public init(uri: String, token: PlaybackToken) {
+        self.uri = uri
+        self.token = token
+    }
+}
+
 /// What the engine is doing, as the engine itself reports it.
 public enum EngineState: String, Sendable {
     case idle, loading, paused, playing
@@ -102,9 +112,11 @@ public protocol AudioEngine: AnyObject, Sendable {
     /// Facts in the order the engine observed them. There is one stream per engine.
     var facts: AsyncStream<AudioFact> { get }
 
-    /// Replaces whatever is loaded with `uri` (a file path or URL) and prerolls it paused.
+    /// Replaces whatever is loaded with `uri` (a file path or URL) and prerolls it paused, with `next`
+    /// already named as its gapless successor: an item short enough to be read whole during the
+    /// preroll asks for its successor before a separate `preloadNext` could name it.
     /// Returns once the engine has accepted the load; completion is reported as facts.
-    func load(uri: String, token: PlaybackToken, startAt seconds: Double?) async throws(AudioError)
+    func load(uri: String, token: PlaybackToken, startAt seconds: Double?, next: NextItem?) async throws(AudioError)
     /// Names the item to switch to gaplessly when the current one is about to finish (nil: none).
     func preloadNext(uri: String?, token: PlaybackToken?) async
     func play() async throws(AudioError)
@@ -128,6 +140,11 @@ public protocol AudioEngine: AnyObject, Sendable {
 }
 
 extension AudioEngine {
+    /// Loads with no successor named yet.
+    public func load(uri: String, token: PlaybackToken, startAt seconds: Double?) async throws(AudioError) {
+        try await load(uri: uri, token: token, startAt: seconds, next: nil)
+    }
+
     /// Engines that cannot stamp their reading leave the moment to the caller.
     public func positionSample() async -> PositionSample? {
         await position().map { PositionSample(seconds: $0, sampledAt: nil) }

@@ -18,14 +18,18 @@ extension PlaybackController {
             tags = StreamTags()
             duration = item.duration
             let position = start ?? item.startPosition ?? 0
+            let next = preloadTarget(following: item).map { target in
+                let next = NextItem(uri: queue.items[target].uri, token: nextToken())
+                preloaded = (next.token, target)
+                return next
+            }
             do throws(AudioError) {
-                try await engine.load(uri: item.uri, token: token, startAt: position > 0 ? position : nil)
+                try await engine.load(uri: item.uri, token: token, startAt: position > 0 ? position : nil, next: next)
                 if rate != 1 { try await engine.setRate(rate) }
                 if playing { try await engine.play() }
                 state = playing ? .playing : (state == .interrupted ? .interrupted : .paused)
                 if playing { interruption = nil }
                 anchor(at: position)
-                await updatePreload(force: true)
                 publish()
                 return .success
             } catch where error.kind == .device {
@@ -84,13 +88,7 @@ extension PlaybackController {
     /// end under the modes, if that changed (`force`: tell the engine even if not, as after a load).
     /// Caller holds the turn.
     func updatePreload(force: Bool = false) async {
-        var target: Int?
-        if let current = queue.currentItem, !current.isLiveStream, currentToken != nil,
-            let next = queue.index(after: .naturalEnd), let original = queue.order[safe: next],
-            original != preloadRefused
-        {
-            target = original
-        }
+        let target = currentToken == nil ? nil : queue.currentItem.flatMap { preloadTarget(following: $0) }
         guard force || target != preloaded?.originalIndex else { return }
         guard let target else {
             preloaded = nil
@@ -100,6 +98,15 @@ extension PlaybackController {
         let token = nextToken()
         preloaded = (token, target)
         await engine.preloadNext(uri: queue.items[target].uri, token: token)
+    }
+
+    /// The original index of the item that would play at `current`'s natural end under the modes, unless
+    /// it is a live stream (which never ends) or the item the engine already refused.
+    func preloadTarget(following current: QueueItem) -> Int? {
+        guard !current.isLiveStream, let next = queue.index(after: .naturalEnd),
+              let original = queue.order[safe: next], original != preloadRefused
+        else { return nil }
+        return original
     }
 
     /// Answers everyone waiting in `waitUntilStarted()`.

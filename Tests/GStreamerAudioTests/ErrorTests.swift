@@ -47,6 +47,32 @@ extension GStreamerAudioTests {
             #expect(!harness.facts.all.contains { $0.isError && $0.token == good })
         }
 
+        @Test("a bad item named as the gapless next still lets the current one end",
+              arguments: BadItem.allCases)
+        func badNextItem(_ item: BadItem) async throws {
+            let harness = try EngineHarness("bad-next")
+            defer { harness.removeFiles() }
+            let current = PlaybackToken(1), next = PlaybackToken(2)
+            // Long enough not to be read whole during preroll, so the switch happens while it plays.
+            let tone = try harness.tone(440, seconds: 2.5)
+            try await harness.engine.load(uri: tone.path, token: current, startAt: nil)
+            await harness.engine.preloadNext(uri: try item.uri(in: harness.directory), token: next)
+            try await harness.facts.wait(for: .stateChanged(.paused, current))
+            try await harness.engine.play()
+
+            let error = try await harness.facts.wait("the next item's error", timeout: 10) { $0.isError }
+            #expect(error.token == next, "the error names the item that failed: \(error)")
+            try await harness.facts.wait(for: .endOfStream(current), timeout: 10)
+            let wav = try harness.wav()
+            #expect(abs(wav.duration - 2.5) < 0.25, "the current item played whole: \(wav.duration) s")
+            #expect(!harness.facts.all.contains(.streamStarted(next)))
+
+            // The engine is still usable for the next load.
+            let after = PlaybackToken(3)
+            try await harness.loadAndPlay(try harness.tone(880, seconds: 0.5), token: after)
+            try await harness.facts.wait(for: .endOfStream(after), timeout: 5)
+        }
+
         @Test("a wav sink in a missing directory is refused up front")
         func badSink() {
             #expect(throws: AudioError.self) { try GStreamerEngine(sink: "wav:/nonexistent/dir/out.wav") }

@@ -34,6 +34,27 @@ extension GStreamerAudioTests {
             #expect(gap < 0.005, "silent for \(gap) s between the tracks")
         }
 
+        @Test("an item read whole during its preroll still switches gaplessly to the next named with its load")
+        func gaplessAfterShortItem() async throws {
+            let harness = try EngineHarness("gapless-short")
+            defer { harness.removeFiles() }
+            let first = try harness.tone(440, seconds: 0.4)
+            let second = try harness.tone(880, seconds: 1.0)
+            try await harness.engine.load(uri: first.path, token: PlaybackToken(1), startAt: nil,
+                                          next: NextItem(uri: second.path, token: PlaybackToken(2)))
+            try await harness.facts.wait(for: .stateChanged(.paused, PlaybackToken(1)))
+            try await harness.engine.play()
+            try await harness.facts.wait(for: .endOfStream(PlaybackToken(2)), timeout: 10)
+
+            let facts = harness.facts.all
+            #expect(facts.contains(.streamStarted(PlaybackToken(2))))
+            #expect(!facts.contains(.endOfStream(PlaybackToken(1))), "a gapless switch is not an end of stream")
+            let wav = try harness.wav()
+            #expect(abs(wav.duration - 1.4) < 0.15, "rendered \(wav.duration) s")
+            let gap = wav.longestSilence(from: 0.05, length: wav.duration - 0.1)
+            #expect(gap < 0.005, "silent for \(gap) s between the tracks")
+        }
+
         @Test("the next item keeps a rate chosen for the one before")
         func gaplessKeepsRate() async throws {
             let harness = try EngineHarness("gapless-rate")

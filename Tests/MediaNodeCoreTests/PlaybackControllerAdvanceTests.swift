@@ -164,11 +164,9 @@ struct PlaybackControllerAdvanceTests {
     }
 
     @Test("a preloaded item that fails is dropped from the preload and skipped when reached")
-    func preloadFailure() async {
+    func preloadFailure() async throws {
         let rig = await PlaybackRig.loaded()
-        let preloadToken = rig.engine.calls.compactMap { call -> PlaybackToken? in
-            if case let .preloadNext(_, token?) = call { token } else { nil }
-        }.last!
+        let preloadToken = try #require(rig.engine.preloadedToken)
         rig.engine.emit(.error(preloadToken, AudioError(.item, "not found")))
         await rig.settle()
         #expect(rig.engine.preloadedURI == nil)

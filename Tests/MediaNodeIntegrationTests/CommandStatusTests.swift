@@ -122,11 +122,19 @@ extension RealEngineCommandTests {
             try await node.waitUntil(node.topics.queue, "three items") { $0["identifiers"]?.arrayValue?.count == 3 }
             #expect(try await node.status("play") == "success")
             let last = library.identifier(1)
-            await withKnownIssue("playbin opens the next item for the gapless switch while the current one still plays; its failure stops the pipeline, the current item never ends and playback hangs", isIntermittent: true) {
-                try await node.waitForEvent("the last tone starting", timeout: 5) {
-                    $0["type"] == "trackStarted" && $0["identifier"]?.stringValue == last
-                }
+            // playbin opens the corrupt item during the gapless switch while the first still plays; the
+            // first must still end, the bad one be reported, and the last one play.
+            let bad = library.identifier(of: corrupt)
+            try await node.waitForEvent("the corrupt item reported", timeout: 10) {
+                $0["type"] == "error" && $0["identifier"]?.stringValue == bad
             }
+            try await node.waitForEvent("the last tone starting", timeout: 10) {
+                $0["type"] == "trackStarted" && $0["identifier"]?.stringValue == last
+            }
+            try await node.waitForAudio(atLeast: 1.8)
+            let file = try node.wav()
+            #expect(isNear(file.dominantFrequency(from: 0.2, length: 0.6), 440), "the first tone played")
+            #expect(isNear(file.dominantFrequency(from: file.duration - 0.7, length: 0.6), 880), "then the last")
             await node.stop()
         }
 
