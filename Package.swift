@@ -104,6 +104,7 @@ let package = Package(
             name: "medianode-bench",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
+                "MediaJSON",
                 "CGStreamer", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -80,6 +80,12 @@ extension GStreamerEngine {
         }
     }
 
+    /// One hop to the engine's thread instead of two: the pause and the reading that freezes the position.
+    public func pauseAndSample() async throws(AudioError) -> PositionSample? {
+        try await pause()
+        return await positionSample()
+    }
+
     /// Releases the item: NULL closes files, sockets and decoders.
     public func stop() async {
         guard !pipeline.isReleased, let token = loaded else { return }

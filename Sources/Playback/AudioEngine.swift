@@ -121,6 +121,8 @@ public protocol AudioEngine: AnyObject, Sendable {
     func preloadNext(uri: String?, token: PlaybackToken?) async
     func play() async throws(AudioError)
     func pause() async throws(AudioError)
+    /// Pauses and reads the position where it stopped, in one call to the engine.
+    func pauseAndSample() async throws(AudioError) -> PositionSample?
     /// Stops and releases the current item.
     func stop() async
     /// Flushing seek within the current item.
@@ -143,6 +145,11 @@ extension AudioEngine {
     /// Loads with no successor named yet.
     public func load(uri: String, token: PlaybackToken, startAt seconds: Double?) async throws(AudioError) {
         try await load(uri: uri, token: token, startAt: seconds, next: nil)
+    }
+
+    public func pauseAndSample() async throws(AudioError) -> PositionSample? {
+        try await pause()
+        return await positionSample()
     }
 
     /// Engines that cannot stamp their reading leave the moment to the caller.

@@ -86,7 +86,8 @@ extension PlaybackController {
             return await loadCurrent(playing: true)
         }
         guard state != .playing else { return .failed(.alreadyPlaying) }
-        await reanchor()
+        // No position query first: the paused anchor is exact (taken by pause, seek or load), and the
+        // playing fact re-anchors once the pipeline really moves; a query would cost a thread hop.
         do throws(AudioError) {
             try await engine.play()
         } catch where error.kind == .item {
@@ -117,12 +118,18 @@ extension PlaybackController {
     /// Pauses the engine and freezes the position as `newState` (paused, or interrupted); nil on success.
     func halt(as newState: PlaybackState) async -> PlaybackOutcome? {
         await cancelSeekHold()
+        let sample: PositionSample?
         do throws(AudioError) {
-            try await engine.pause()
+            sample = try await engine.pauseAndSample()
         } catch {
             return .failed(PlaybackFailure(error))
         }
-        await reanchor()
+        if currentToken != nil, let sample {
+            anchorElapsed = max(0, sample.seconds)
+            anchorTime = sample.sampledAt ?? clock.now()
+        } else {
+            await reanchor()
+        }
         state = newState
         anchor(at: anchorElapsed)
         return nil

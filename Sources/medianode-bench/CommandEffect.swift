@@ -1,11 +1,14 @@
 import ArgumentParser
+import CatalogStore
 import Dispatch
 import Foundation
 import GStreamerAudio
 import Logging
 import MQTTTransport
 import MediaNode
+import MediaJSON
 import MediaNodeTesting
+import Synchronization
 
 /// Command-to-effect latency: from publishing cmd/play, cmd/changePlaybackPosition and cmd/pause to the
 /// reply, and to the audio effect (the first buffer rendered after play, the first buffer of the new
@@ -41,14 +44,17 @@ struct CommandEffect: AsyncParsableCommand {
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
         let configuration = NodeConfiguration(
-            broker: url, nodeID: "bench-effect", libraries: [library.path], databasePath: ":memory:",
-            audioSink: "wav:\(wav.path)")
+            broker: url, nodeID: "bench-effect", libraries: [library.path],
+            databasePath: directory.appendingPathComponent("catalog.sqlite").path, audioSink: "wav:\(wav.path)")
+        // The catalog as the node's catalog service leaves it after scanning the library.
+        let catalog = try CatalogDatabase(path: configuration.databasePath)
+        _ = await CatalogRefresher(database: catalog).refresh(LocalFolderProvider(roots: [library]))
         let engine = try GStreamerEngine(sink: configuration.audioSink)
         let node = Node(configuration: configuration, transport: try MQTTClient(configuration: configuration.mqttConfiguration),
-                        engine: engine)
+                        engine: engine, catalog: catalog)
         let nodeTask = Task { await node.run() }
         let commander = try Commander(url: url, topics: configuration.topics)
-        try await Task.sleep(for: .milliseconds(800))
+        try await queue(item, library: library, with: commander)
 
         let nodeProbe = RenderProbe()
         let poller = try WAVPoller(path: wav.path, probe: nodeProbe)
@@ -81,6 +87,18 @@ struct CommandEffect: AsyncParsableCommand {
         await nodeTask.value
         await commander.client.shutdown()
     }
+}
+
+/// Queues the item without playing it (S32), once the catalog has scanned the library.
+private func queue(_ item: URL, library: URL, with commander: Commander) async throws {
+    let source = LocalFolderProvider(roots: [library]).source.identifier
+    let identifier = StableIdentifier.make("track", key: source + "\n" + item.path)
+    let payload = #"{"identifiers":["\#(identifier)"]}"#
+    for _ in 0..<50 {
+        if commander.send("prepareQueue", payload), commander.lastStatus?.hasPrefix("success") == true { return }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw BenchError("the node never queued \(item.lastPathComponent): \(commander.lastStatus ?? "no reply")")
 }
 
 /// One operation's samples: the reply (or the direct call's return) and the audio effect.
@@ -174,11 +192,18 @@ final class Commander: @unchecked Sendable {
     let client: MQTTClient
     let topics: TopicLayout
     private let replied = DispatchSemaphore(value: 0)
+    private let status = LastStatus()
+
+    /// The status of the last reply (read after `send` returned true).
+    var lastStatus: String? { status.value.withLock { $0 } }
 
     init(url: BrokerURL, topics: TopicLayout) throws {
         let semaphore = replied
+        let status = status
         self.topics = topics
-        client = try MQTTClient(configuration: MQTTConfiguration(broker: url, clientID: "bench-commander")) { _ in
+        client = try MQTTClient(configuration: MQTTConfiguration(broker: url, clientID: "bench-commander")) { message in
+            let reply = try? JSONValue(parsing: message.payload)
+            status.value.withLock { $0 = reply.map { "\($0["status"]?.stringValue ?? "?"): \($0["message"]?.stringValue ?? "")" } }
             semaphore.signal()
         }
         client.start()
@@ -194,6 +219,10 @@ final class Commander: @unchecked Sendable {
         }
         return true
     }
+}
+
+private final class LastStatus: Sendable {
+    let value = Mutex<String?>(nil)
 }
 
 /// 10 s of silence, then 10 s of a 440 Hz tone, as Ogg Vorbis.

@@ -46,7 +46,10 @@ final class FactRecorder: Sendable {
             if let fact = all.first(where: predicate) { return fact }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw FactTimeout(waitingFor: what, seen: all)
+        // A sleep that overran the deadline must not hide a fact that arrived meanwhile.
+        let seen = all
+        if let fact = seen.first(where: predicate) { return fact }
+        throw FactTimeout(waitingFor: what, seen: seen)
     }
 
     @discardableResult
