@@ -38,6 +38,13 @@ let package = Package(
             providers: [.apt(["libtagc0-dev"])]
         ),
 
+        /// TagLib's C++ API behind a small C interface: reads one file without the C API's global state, so
+        /// a scan can read files on every core, and gives lengths in milliseconds and disc numbers.
+        .target(
+            name: "CTagLibReader",
+            linkerSettings: [.linkedLibrary("tag")]
+        ),
+
         .systemLibrary(
             name: "CGdkPixbuf",
             pkgConfig: "gdk-pixbuf-2.0",
@@ -63,8 +70,9 @@ let package = Package(
         .target(
             name: "CatalogStore",
             dependencies: [
-                "ContentTree", "CTagLib",
+                "ContentTree", "CTagLibReader", "CGStreamer",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

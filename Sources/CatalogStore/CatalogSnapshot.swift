@@ -111,12 +111,13 @@ public struct AudioTags: Sendable, Hashable, Codable {
     public var genre: String?
     public var year: Int?
     public var trackNumber: Int?
+    public var discNumber: Int?
     /// Seconds; nil when unknown.
     public var duration: Double?
 
     public init(
         title: String? = nil, artist: String? = nil, album: String? = nil, genre: String? = nil,
-        year: Int? = nil, trackNumber: Int? = nil, duration: Double? = nil
+        year: Int? = nil, trackNumber: Int? = nil, discNumber: Int? = nil, duration: Double? = nil
     ) {
         self.title = title
         self.artist = artist
@@ -124,6 +125,7 @@ public struct AudioTags: Sendable, Hashable, Codable {
         self.genre = genre
         self.year = year
         self.trackNumber = trackNumber
+        self.discNumber = discNumber
         self.duration = duration
     }
 }

@@ -12,6 +12,8 @@ struct LibraryTreeBuilder {
         var title: String
         var artist: String
         var albumKey: String
+        /// Lowercased once here: sorting calls its comparison n log n times.
+        var sortTitle: String
     }
 
     private struct Album {
@@ -42,9 +44,11 @@ struct LibraryTreeBuilder {
             let fileTitle = ((record.path as NSString).lastPathComponent as NSString).deletingPathExtension
             let albumTitle = record.tags.album ?? (directory as NSString).lastPathComponent
             let albumKey = directory + "\n" + albumTitle
+            let title = record.tags.title ?? fileTitle
             let track = Track(
                 record: record, identifier: StableIdentifier.make("track", key: sid + "\n" + record.path),
-                title: record.tags.title ?? fileTitle, artist: record.tags.artist ?? "Unknown Artist", albumKey: albumKey)
+                title: title, artist: record.tags.artist ?? "Unknown Artist", albumKey: albumKey,
+                sortTitle: title.lowercased())
             albums[albumKey, default: Album(
                 identifier: StableIdentifier.make("album", key: sid + "\n" + albumKey), title: albumTitle,
                 directory: directory, artworkKey: coverByDirectory[directory])
@@ -59,13 +63,14 @@ struct LibraryTreeBuilder {
         }
 
         // Albums, each with its tracks in disc/track order.
-        let sortedAlbums = albums.values.sorted { ($0.title.lowercased(), $0.directory) < ($1.title.lowercased(), $1.directory) }
+        let sortedAlbums = albums.values.map { ($0.title.lowercased(), $0) }
+            .sorted { ($0.0, $0.1.directory) < ($1.0, $1.1.directory) }.map(\.1)
         var allTracks: [(track: Track, item: ContentItem, album: Album)] = []
         var artistAlbums: [String: [Album]] = [:]
         for var album in sortedAlbums {
             album.tracks.sort { lhs, rhs in
-                (lhs.record.tags.trackNumber ?? .max, lhs.title.lowercased(), lhs.record.path)
-                    < (rhs.record.tags.trackNumber ?? .max, rhs.title.lowercased(), rhs.record.path)
+                (lhs.record.tags.discNumber ?? 1, lhs.record.tags.trackNumber ?? .max, lhs.sortTitle, lhs.record.path)
+                    < (rhs.record.tags.discNumber ?? 1, rhs.record.tags.trackNumber ?? .max, rhs.sortTitle, rhs.record.path)
             }
             let artists = Set(album.tracks.map(\.artist))
             let albumArtist = artists.count == 1 ? artists.first! : "Various Artists"
@@ -80,7 +85,7 @@ struct LibraryTreeBuilder {
                     artworkKey: album.artworkKey, isPlayable: true,
                     uri: URL(fileURLWithPath: track.record.path).absoluteString, artist: track.artist,
                     albumTitle: album.title, duration: tags.duration, trackNumber: tags.trackNumber,
-                    trackCount: album.tracks.count, genre: tags.genre, releaseDate: tags.year.map(String.init),
+                    trackCount: album.tracks.count, discNumber: tags.discNumber, genre: tags.genre, releaseDate: tags.year.map(String.init),
                     containerIdentifier: album.identifier)
                 snapshot.add(item, under: album.identifier)
                 allTracks.append((track, item, album))
@@ -101,7 +106,7 @@ struct LibraryTreeBuilder {
         }
 
         // Songs: every track by title.
-        let byTitle = allTracks.sorted { ($0.track.title.lowercased(), $0.track.record.path) < ($1.track.title.lowercased(), $1.track.record.path) }
+        let byTitle = allTracks.sorted { ($0.track.sortTitle, $0.track.record.path) < ($1.track.sortTitle, $1.track.record.path) }
         for entry in byTitle { snapshot.link(entry.item.identifier, under: "\(sid):songs") }
 
         // Genres > tracks by artist, album, track.

@@ -1,5 +1,6 @@
 import ContentTree
 import Foundation
+import Synchronization
 
 /// Music folders on the node itself: the experience that works with no network and no account (S30).
 ///
@@ -40,56 +41,67 @@ public struct LocalFolderProvider: CatalogProvider {
         var newArtwork: [ArtworkBlob] = []
     }
 
-    /// Walks the roots; reads tags only for new or changed files, and cover bytes only for changed covers.
+    /// Files read in parallel per batch; between batches the scan reports progress and honours cancellation.
+    static let batchSize = 256
+
+    /// Walks the roots; reads tags only for new or changed files (on every core), and cover bytes only for
+    /// changed covers.
     func scanFiles(previous: [String: LocalFileRecord]) throws -> Scan {
         var scan = Scan()
         let candidates = listCandidates()
-        for (index, candidate) in candidates.enumerated() {
-            defer { if index % 16 == 15 || index == candidates.count - 1 { progress?(index + 1, candidates.count) } }
-            if index % 64 == 63 { try Task.checkCancellation() }
-            let (url, path, size, modified, isAudio) = candidate
-            if let old = previous[path], old.size == size, old.modified == modified {
+        var toRead: [Candidate] = []
+        for candidate in candidates {
+            if let old = previous[candidate.path], old.size == candidate.size, old.modified == candidate.modified {
                 scan.records.append(old)
-                continue
+            } else {
+                toRead.append(candidate)
             }
-            if isAudio {
-                // What TagLib cannot read (a multi-stream Ogg, an odd container) is still listed under its
-                // file name: GStreamer decides when it plays, and a bad file is skipped with an error then.
-                var tags = TagReader.read(path: path) ?? AudioTags()
-                if tags.title == nil { tags.title = url.deletingPathExtension().lastPathComponent }
-                scan.records.append(LocalFileRecord(path: path, size: size, modified: modified, tags: tags))
-            } else if let data = try? Data(contentsOf: url), !data.isEmpty {
-                let blob = ArtworkBlob(data: data)
-                scan.newArtwork.append(blob)
-                scan.records.append(LocalFileRecord(path: path, size: size, modified: modified, artworkKey: blob.key))
+        }
+        var done = scan.records.count
+        progress?(done, candidates.count)
+        var start = 0
+        while start < toRead.count {
+            try Task.checkCancellation()
+            let batch = Array(toRead[start..<min(toRead.count, start + Self.batchSize)])
+            for result in Self.read(batch) {
+                scan.records.append(result.record)
+                if let blob = result.artwork { scan.newArtwork.append(blob) }
             }
+            start += batch.count
+            done += batch.count
+            progress?(done, candidates.count)
         }
         scan.records.sort { $0.path < $1.path }
         return scan
     }
 
-    /// Audio files and cover images under the roots, with size and modification time, listed before any is
-    /// read so a progress bar knows the total.
-    func listCandidates() -> [(url: URL, path: String, size: Int64, modified: Double, isAudio: Bool)] {
-        var found: [(url: URL, path: String, size: Int64, modified: Double, isAudio: Bool)] = []
-        let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]
-        let covers = Set(Self.coverNames)
-        for root in roots {
-            guard let walker = FileManager.default.enumerator(
-                at: root, includingPropertiesForKeys: keys, options: [.skipsHiddenFiles, .skipsPackageDescendants])
-            else { continue }
-            for case let url as URL in walker {
-                let name = url.lastPathComponent.lowercased()
-                let isAudio = Self.audioExtensions.contains(url.pathExtension.lowercased())
-                guard isAudio || covers.contains(name) else { continue }
-                guard let values = try? url.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else {
-                    continue
-                }
-                found.append((
-                    url, url.standardizedFileURL.path, Int64(values.fileSize ?? 0),
-                    values.contentModificationDate?.timeIntervalSince1970 ?? 0, isAudio))
-            }
+    /// Reads a batch of files concurrently; results keep the batch's order. A cover that cannot be read is left out.
+    static func read(_ batch: [Candidate]) -> [(record: LocalFileRecord, artwork: ArtworkBlob?)] {
+        let results = Mutex([(record: LocalFileRecord, artwork: ArtworkBlob?)?](repeating: nil, count: batch.count))
+        DispatchQueue.concurrentPerform(iterations: batch.count) { index in
+            let result = read(batch[index])
+            results.withLock { $0[index] = result }
         }
-        return found
+        return results.withLock { $0.compactMap { $0 } }
+    }
+
+    static func read(_ candidate: Candidate) -> (record: LocalFileRecord, artwork: ArtworkBlob?)? {
+        let path = candidate.path
+        if candidate.isAudio {
+            // TagLib first; GStreamer's discoverer for what TagLib cannot read. What neither can read (a
+            // truncated file, an odd container) is still listed under its file name: GStreamer decides when
+            // it plays, and a bad file is skipped with an error then.
+            var tags = TagReader.read(path: path) ?? DiscovererTagReader.read(path: path) ?? AudioTags()
+            if tags.title == nil {
+                tags.title = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            }
+            let record = LocalFileRecord(path: path, size: candidate.size, modified: candidate.modified, tags: tags)
+            return (record, nil)
+        }
+        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return nil }
+        let blob = ArtworkBlob(data: data)
+        let record = LocalFileRecord(
+            path: path, size: candidate.size, modified: candidate.modified, artworkKey: blob.key)
+        return (record, blob)
     }
 }

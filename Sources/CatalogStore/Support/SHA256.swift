@@ -2,65 +2,113 @@ import Foundation
 
 /// SHA-256 (FIPS 180-4), for artwork content keys and stable identifiers: swift-corelibs-foundation has no
 /// digest API and a content hash must be the same on every node, so it cannot be Swift's seeded `Hasher`.
+///
+/// A scan hashes a key per track, album, artist and genre, so this works in place: no arrays per call.
 public enum SHA256 {
     /// The digest of `data` as 64 lowercase hex digits.
     public static func hex(_ data: Data) -> String {
-        digest(data).map { byte in
-            let text = String(byte, radix: 16)
-            return byte < 16 ? "0" + text : text
-        }.joined()
+        data.withUnsafeBytes { hex(of: $0) }
     }
 
     /// The digest of a string's UTF-8 bytes as hex.
-    public static func hex(_ text: String) -> String { hex(Data(text.utf8)) }
+    public static func hex(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { hex(of: UnsafeRawBufferPointer($0)) }
+    }
 
     /// The 32-byte digest of `data`.
     public static func digest(_ data: Data) -> [UInt8] {
-        var state: [UInt32] = [
-            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-        ]
-        var message = [UInt8](data)
-        let bitLength = UInt64(message.count) &* 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        data.withUnsafeBytes { bytes in
+            let state = hash(bytes)
+            return (0..<32).map { UInt8(truncatingIfNeeded: state[$0 / 4] >> UInt32(24 - 8 * ($0 % 4))) }
+        }
+    }
 
-        var schedule = [UInt32](repeating: 0, count: 64)
-        message.withUnsafeBufferPointer { bytes in
-            schedule.withUnsafeMutableBufferPointer { w in
-                for block in stride(from: 0, to: bytes.count, by: 64) {
-                    for t in 0..<16 {
-                        let i = block + t * 4
-                        w[t] = UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8
-                            | UInt32(bytes[i + 3])
-                    }
-                    for t in 16..<64 {
-                        let s0 = rotate(w[t - 15], 7) ^ rotate(w[t - 15], 18) ^ (w[t - 15] >> 3)
-                        let s1 = rotate(w[t - 2], 17) ^ rotate(w[t - 2], 19) ^ (w[t - 2] >> 10)
-                        w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
-                    }
-                    var a = state[0], b = state[1], c = state[2], d = state[3]
-                    var e = state[4], f = state[5], g = state[6], h = state[7]
-                    for t in 0..<64 {
-                        let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                        let choice = (e & f) ^ (~e & g)
-                        let temp1 = h &+ s1 &+ choice &+ roundConstants[t] &+ w[t]
-                        let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                        let majority = (a & b) ^ (a & c) ^ (b & c)
-                        let temp2 = s0 &+ majority
-                        h = g; g = f; f = e; e = d &+ temp1
-                        d = c; c = b; b = a; a = temp1 &+ temp2
-                    }
-                    state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-                    state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
+    static func hex(of bytes: UnsafeRawBufferPointer) -> String {
+        let state = hash(bytes)
+        return String(unsafeUninitializedCapacity: 64) { text in
+            for word in 0..<8 {
+                for nibble in 0..<8 {
+                    text[word * 8 + nibble] = digits[Int(state[word] >> UInt32(28 - 4 * nibble) & 0xF)]
+                }
+            }
+            return 64
+        }
+    }
+
+    /// The eight state words after hashing `bytes`.
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> [UInt32] {
+        var state = Block.initial
+        // The message schedule and the padded tail live on the stack.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            let w = schedule.baseAddress!
+            let whole = bytes.count / 64 * 64
+            var offset = 0
+            while offset < whole {
+                state.compress(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + 64]), schedule: w)
+                offset += 64
+            }
+            // The tail, a 0x80 byte, zeros and the bit length fill one or two more blocks.
+            withUnsafeTemporaryAllocation(byteCount: 128, alignment: 8) { tail in
+                tail.initializeMemory(as: UInt8.self, repeating: 0)
+                let rest = bytes.count - whole
+                if rest > 0 { tail.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[whole...])) }
+                tail[rest] = 0x80
+                let blocks = rest < 56 ? 1 : 2
+                let bits = UInt64(bytes.count) &* 8
+                for index in 0..<8 { tail[blocks * 64 - 1 - index] = UInt8(truncatingIfNeeded: bits >> UInt64(8 * index)) }
+                for block in 0..<blocks {
+                    state.compress(UnsafeRawBufferPointer(rebasing: tail[block * 64..<block * 64 + 64]), schedule: w)
                 }
             }
         }
-        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * $0)) } }
+        return [state.a, state.b, state.c, state.d, state.e, state.f, state.g, state.h]
+    }
+
+    struct Block {
+        var a, b, c, d, e, f, g, h: UInt32
+
+        static let initial = Block(
+            a: 0x6a09_e667, b: 0xbb67_ae85, c: 0x3c6e_f372, d: 0xa54f_f53a, e: 0x510e_527f, f: 0x9b05_688c,
+            g: 0x1f83_d9ab, h: 0x5be0_cd19)
+
+        mutating func compress(_ block: UnsafeRawBufferPointer, schedule w: UnsafeMutablePointer<UInt32>) {
+            for t in 0..<16 {
+                let i = t * 4
+                w[t] = UInt32(block[i]) << 24 | UInt32(block[i + 1]) << 16 | UInt32(block[i + 2]) << 8
+                    | UInt32(block[i + 3])
+            }
+            for t in 16..<64 {
+                let w15 = w[t - 15], w2 = w[t - 2]
+                let s0 = rotate(w15, 7) ^ rotate(w15, 18) ^ (w15 >> 3)
+                let s1 = rotate(w2, 17) ^ rotate(w2, 19) ^ (w2 >> 10)
+                w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+            }
+            var a = a, b = b, c = c, d = d, e = e, f = f, g = g, h = h
+            for t in 0..<64 {
+                let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                let choice = (e & f) ^ (~e & g)
+                let temp1 = h &+ s1 &+ choice &+ SHA256.roundConstant(t) &+ w[t]
+                let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                let temp2 = s0 &+ majority
+                h = g; g = f; f = e; e = d &+ temp1
+                d = c; c = b; b = a; a = temp1 &+ temp2
+            }
+            self.a &+= a; self.b &+= b; self.c &+= c; self.d &+= d
+            self.e &+= e; self.f &+= f; self.g &+= g; self.h &+= h
+        }
     }
 
     @inline(__always)
-    private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }
+    static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }
+
+    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    @inline(__always)
+    static func roundConstant(_ t: Int) -> UInt32 {
+        roundConstants.withUnsafeBufferPointer { $0[t] }
+    }
 
     private static let roundConstants: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,

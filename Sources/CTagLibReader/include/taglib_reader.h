@@ -1,0 +1,34 @@
+#ifndef MEDIANODE_TAGLIB_READER_H
+#define MEDIANODE_TAGLIB_READER_H
+// A C interface to TagLib's C++ API for the library scanner. TagLib's own C API keeps global flags and a
+// global list of returned strings, which forces one file at a time; this keeps no state between calls.
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// What one file's headers say. Strings are malloc'd UTF-8 (free with mn_taglib_tags_free), NULL if absent.
+typedef struct MNTagLibTags {
+    char *title;
+    char *artist;
+    char *album;
+    char *genre;
+    int year;
+    int track;
+    int disc;
+    int lengthMilliseconds;
+    int sampleRate;
+} MNTagLibTags;
+
+/// Reads the tags and stream length of the file at `path` without decoding audio; returns 1 when TagLib
+/// recognised the file and found an audio stream, else 0 (and `tags` holds nothing to free).
+/// Safe to call from several threads at once for different files.
+int mn_taglib_read(const char *path, MNTagLibTags *tags);
+
+/// Frees the strings of a successful mn_taglib_read.
+void mn_taglib_tags_free(MNTagLibTags *tags);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
