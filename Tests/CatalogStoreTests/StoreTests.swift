@@ -18,7 +18,7 @@ struct StoreTests {
             #expect(tables.contains(table), "missing table \(table)")
         }
         let applied = try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(applied.count == 1)
+        #expect(applied.count == 2)
         let mode = try await database.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
         #expect(try await database.childCount(of: ContentItem.rootIdentifier) == 0)

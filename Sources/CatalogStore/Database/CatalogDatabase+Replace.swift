@@ -44,23 +44,6 @@ extension CatalogDatabase {
         return diff
     }
 
-    /// The local-scan records of a source, keyed by path.
-    public func localFiles(of sourceIdentifier: String) async throws -> [String: LocalFileRecord] {
-        try await pool.read { db in
-            let decoder = JSONDecoder()
-            var records: [String: LocalFileRecord] = [:]
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT path, size, modified, tags, artworkKey FROM local_file WHERE sourceIdentifier = ?",
-                arguments: [sourceIdentifier])
-            while let row = try rows.next() {
-                let tags = (try? decoder.decode(AudioTags.self, from: Data((row[3] as String).utf8))) ?? AudioTags()
-                records[row[0]] = LocalFileRecord(
-                    path: row[0], size: row[1], modified: row[2], tags: tags, artworkKey: row[4])
-            }
-            return records
-        }
-    }
-
     static func replace(
         source: CatalogSource, with snapshot: CatalogSnapshot, validators: FetchValidators, in db: Database
     ) throws -> CatalogDiff {
@@ -68,38 +51,47 @@ extension CatalogDatabase {
         let sourceID = source.identifier
         var diff = CatalogDiff(sourceIdentifier: sourceID)
 
-        // The previous state of this source: digests and child lists.
-        var old: [String: (digest: String, isContainer: Bool)] = [:]
+        // The previous state of this source: rowids, digests and child lists.
+        var old: [String: (rowid: Int64, digest: String, isContainer: Bool)] = [:]
         let itemRows = try Row.fetchCursor(
-            db, sql: "SELECT identifier, digest, isContainer FROM item WHERE sourceIdentifier = ?", arguments: [sourceID])
-        while let row = try itemRows.next() { old[row[0]] = (row[1], row[2]) }
+            db, sql: "SELECT identifier, rowid, digest, isContainer FROM item WHERE sourceIdentifier = ?",
+            arguments: [sourceID])
+        while let row = try itemRows.next() { old[row[0]] = (row[1], row[2], row[3]) }
         var oldChildren: [String: [String]] = [:]
         let childRows = try Row.fetchCursor(
             db, sql: "SELECT parent, identifier FROM child WHERE sourceIdentifier = ? ORDER BY parent, position",
             arguments: [sourceID])
         while let row = try childRows.next() { oldChildren[row[0], default: []].append(row[1]) }
 
-        // Items: delete the gone, insert the new, update the changed.
-        let delete = try db.cachedStatement(sql: "DELETE FROM item WHERE identifier = ?")
+        // Items that left: out of the search index while their values are still there, then out of the table.
+        var gone: [Int64] = []
         for (identifier, previous) in old where snapshot.items[identifier] == nil {
-            try delete.execute(arguments: [identifier])
+            gone.append(previous.rowid)
             diff.removedItems += 1
             if previous.isContainer { diff.removedContainers.insert(identifier) }
         }
+        try SearchIndex.remove(gone, in: db)
+        if !gone.isEmpty {
+            try db.execute(
+                sql: "DELETE FROM item WHERE rowid IN (SELECT value FROM json_each(?))",
+                arguments: [SearchIndex.jsonArray(gone)])
+        }
+
+        // New rows get rowids above today's largest, which is how the search index finds them afterwards.
+        let largestRowid = try Int64.fetchOne(db, sql: "SELECT max(rowid) FROM item") ?? 0
+        var rowids: [String: Int64] = [:]
+        rowids.reserveCapacity(snapshot.count)
+        var changed: [(item: ContentItem, digest: String, rowid: Int64)] = []
+        var updated = Set<String>()
         let insert = try db.cachedStatement(
             sql: "INSERT INTO item (\(CatalogSchema.itemColumns)) VALUES (\(placeholders(25)))")
-        let update = try db.cachedStatement(sql: """
-            UPDATE item SET (\(CatalogSchema.itemColumns)) = (\(placeholders(25))) WHERE identifier = ?
-            """)
-        var updated = Set<String>()
         for identifier in snapshot.order {
             guard let item = snapshot.items[identifier] else { continue }
             let digest = item.storedDigest
             if let previous = old[identifier] {
+                rowids[identifier] = previous.rowid
                 guard previous.digest != digest else { continue }
-                var arguments = item.rowArguments(source: sourceID, digest: digest)
-                arguments += [identifier]
-                try update.execute(arguments: arguments)
+                changed.append((item, digest, previous.rowid))
                 updated.insert(identifier)
                 diff.updatedItems += 1
                 if item.isContainer, previous.isContainer { diff.changedContainers.insert(identifier) }
@@ -111,17 +103,30 @@ extension CatalogDatabase {
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                     throw CatalogDatabaseError.invalidSnapshot("identifier \(identifier) belongs to another source")
                 }
+                rowids[identifier] = db.lastInsertedRowID
                 diff.addedItems += 1
                 if item.isContainer { diff.addedContainers.insert(identifier) }
             }
         }
+        if !changed.isEmpty {
+            try SearchIndex.remove(changed.map(\.rowid), in: db)
+            let update = try db.cachedStatement(sql: """
+                UPDATE item SET (\(CatalogSchema.itemColumns)) = (\(placeholders(25))) WHERE rowid = ?
+                """)
+            for change in changed {
+                var arguments = change.item.rowArguments(source: sourceID, digest: change.digest)
+                arguments += [change.rowid]
+                try update.execute(arguments: arguments)
+            }
+            try SearchIndex.add(changed.map(\.rowid), in: db)
+        }
+        if diff.addedItems > 0 { try SearchIndex.add(above: largestRowid, in: db) }
 
         // Child lists: rewrite only those that differ; a listed child whose fields changed dirties its parent.
         var newChildren = snapshot.children
         newChildren[source.mount] = newChildren.removeValue(forKey: CatalogSnapshot.topLevelKey)
         let deleteChildren = try db.cachedStatement(sql: "DELETE FROM child WHERE parent = ?")
-        let insertChild = try db.cachedStatement(
-            sql: "INSERT INTO child (parent, position, identifier, sourceIdentifier) VALUES (?, ?, ?, ?)")
+        let insertChild = try db.cachedStatement(sql: Self.insertChildSQL)
         let setCount = try db.cachedStatement(sql: "UPDATE item SET childCount = ? WHERE identifier = ?")
         var mountChanged = false
         for parent in Set(oldChildren.keys).union(newChildren.keys) {
@@ -136,7 +141,7 @@ extension CatalogDatabase {
             }
             try deleteChildren.execute(arguments: [parent])
             for (position, child) in after.enumerated() {
-                try insertChild.execute(arguments: [parent, position, child, sourceID])
+                try insertChild.execute(arguments: [parent, position, child, sourceID, rowids[child]])
             }
             if snapshot.items[parent] != nil { try setCount.execute(arguments: [after.count, parent]) }
         }
@@ -144,7 +149,8 @@ extension CatalogDatabase {
             try db.execute(
                 sql: "DELETE FROM child WHERE parent = ? AND sourceIdentifier = ?", arguments: [source.mount, sourceID])
             for (index, child) in (newChildren[source.mount] ?? []).enumerated() {
-                try insertChild.execute(arguments: [source.mount, Self.pendingPosition + index, child, sourceID])
+                try insertChild.execute(
+                    arguments: [source.mount, Self.pendingPosition + index, child, sourceID, rowids[child]])
             }
             try renumberMount(source.mount, in: db)
         }
@@ -158,6 +164,10 @@ extension CatalogDatabase {
         return diff
     }
 
+    static let insertChildSQL = """
+        INSERT INTO child (parent, position, identifier, sourceIdentifier, itemRowid) VALUES (?, ?, ?, ?, ?)
+        """
+
     /// Positions for freshly inserted mount rows, above any real position, until `renumberMount` runs.
     static let pendingPosition = 1 << 40
 
@@ -167,16 +177,15 @@ extension CatalogDatabase {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT child.identifier, child.sourceIdentifier, child.position, source.rank FROM child
+                SELECT child.identifier, child.sourceIdentifier, child.position, source.rank, child.itemRowid FROM child
                 LEFT JOIN source ON source.identifier = child.sourceIdentifier WHERE child.parent = ?
                 """,
             arguments: [mount])
         let sorted = rows.sorted { sortKey($0) < sortKey($1) }
         try db.execute(sql: "DELETE FROM child WHERE parent = ?", arguments: [mount])
-        let insert = try db.cachedStatement(
-            sql: "INSERT INTO child (parent, position, identifier, sourceIdentifier) VALUES (?, ?, ?, ?)")
+        let insert = try db.cachedStatement(sql: insertChildSQL)
         for (position, row) in sorted.enumerated() {
-            try insert.execute(arguments: [mount, position, row[0] as String, row[1] as String?])
+            try insert.execute(arguments: [mount, position, row[0] as String, row[1] as String?, row[4] as Int64?])
         }
         try db.execute(sql: "UPDATE item SET childCount = ? WHERE identifier = ?", arguments: [sorted.count, mount])
     }
@@ -205,20 +214,6 @@ extension CatalogDatabase {
             guard let container = snapshot.items[parent], container.isContainer else {
                 throw CatalogDatabaseError.invalidSnapshot("children listed under \(parent), which is not a container")
             }
-        }
-    }
-
-    static func storeLocalFiles(_ files: [LocalFileRecord], for sourceID: String, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM local_file WHERE sourceIdentifier = ?", arguments: [sourceID])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT INTO local_file (sourceIdentifier, path, size, modified, tags, artworkKey) VALUES (?, ?, ?, ?, ?, ?)
-                """)
-        for file in files {
-            let tags = String(decoding: try encoder.encode(file.tags), as: UTF8.self)
-            try insert.execute(arguments: [sourceID, file.path, file.size, file.modified, tags, file.artworkKey])
         }
     }
 }

@@ -35,11 +35,7 @@ extension CatalogDatabase {
     public func remove(sourceIdentifier: String) async throws -> CatalogDiff {
         let diff = try await pool.write { db in
             guard let source = try Self.source(sourceIdentifier, in: db) else { return CatalogDiff() }
-            var diff = try Self.replace(
-                source: source, with: CatalogSnapshot(), validators: FetchValidators(), in: db)
-            try db.execute(sql: "DELETE FROM source WHERE identifier = ?", arguments: [sourceIdentifier])
-            diff.merge(try Self.dropMountIfUnused(source.mount, in: db))
-            return diff
+            return try Self.remove(source, in: db)
         }
         broadcaster.publish(diff)
         return diff
@@ -116,6 +112,14 @@ extension CatalogDatabase {
             ])
     }
 
+    /// Empties a source, forgets it, and drops its section if no other source mounts there.
+    static func remove(_ source: CatalogSource, in db: Database) throws -> CatalogDiff {
+        var diff = try replace(source: source, with: CatalogSnapshot(), validators: FetchValidators(), in: db)
+        try db.execute(sql: "DELETE FROM source WHERE identifier = ?", arguments: [source.identifier])
+        diff.merge(try dropMountIfUnused(source.mount, in: db))
+        return diff
+    }
+
     /// Creates a well-known section under the root when a source first mounts there.
     static func ensureMount(_ mount: String, in db: Database) throws -> CatalogDiff {
         guard let title = sectionTitles[mount],
@@ -125,9 +129,10 @@ extension CatalogDatabase {
         try db.execute(
             sql: "INSERT INTO item (\(CatalogSchema.itemColumns)) VALUES (\(placeholders(25)))",
             arguments: section.rowArguments(source: nil, digest: section.storedDigest))
+        let rowid = db.lastInsertedRowID
+        try SearchIndex.add([rowid], in: db)
         try db.execute(
-            sql: "INSERT INTO child (parent, position, identifier, sourceIdentifier) VALUES (?, ?, ?, NULL)",
-            arguments: [ContentItem.rootIdentifier, pendingPosition, mount])
+            sql: insertChildSQL, arguments: [ContentItem.rootIdentifier, pendingPosition, mount, nil as String?, rowid])
         try renumberMount(ContentItem.rootIdentifier, in: db)
         return CatalogDiff(addedContainers: [mount], changedContainers: [ContentItem.rootIdentifier], addedItems: 1)
     }
@@ -137,6 +142,9 @@ extension CatalogDatabase {
         guard sectionTitles[mount] != nil,
             try Bool.fetchOne(db, sql: "SELECT 1 FROM source WHERE mount = ?", arguments: [mount]) == nil
         else { return CatalogDiff() }
+        if let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM item WHERE identifier = ?", arguments: [mount]) {
+            try SearchIndex.remove([rowid], in: db)
+        }
         try db.execute(sql: "DELETE FROM item WHERE identifier = ?", arguments: [mount])
         try db.execute(sql: "DELETE FROM child WHERE parent = ?", arguments: [mount])
         try db.execute(

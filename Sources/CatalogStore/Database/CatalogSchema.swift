@@ -135,6 +135,7 @@ enum CatalogSchema {
                     """,
                 arguments: [ContentItem.rootIdentifier])
         }
+        registerVersion2(in: &migrator)
         return migrator
     }
 }
