@@ -16,7 +16,24 @@ struct CatalogImportBench: AsyncParsableCommand {
         quietLogs()
         let directory = try AudioFixtures.makeTemporaryDirectory("bench-import")
         defer { try? FileManager.default.removeItem(at: directory) }
-        print(try await CatalogMeasurement.run(items: items, pageQueries: pages, directory: directory))
+        let result = try await CatalogMeasurement.run(items: items, pageQueries: pages, directory: directory)
+        print(result.importSummary)
+        var allStore = LatencySamples(), allHand = LatencySamples()
+        for level in result.pages {
+            let store = LatencySamples(values: level.store), hand = LatencySamples(values: level.handSQL)
+            allStore.values += level.store
+            allHand.values += level.handSQL
+            report(
+                "child page, limit \(result.pageLimit), depth \(level.depth) (\(level.containers) containers, "
+                    + "up to \(level.largestChildCount) children, random offset)",
+                subject: ("store children(of:offset:limit:)", store), floor: ("same SQL by hand, bare SQLite", hand))
+        }
+        report(
+            "child page, all depths", subject: ("store children(of:offset:limit:)", allStore),
+            floor: ("same SQL by hand, bare SQLite", allHand))
+        let worst = result.pages.map { LatencySamples(values: $0.store).percentile(99) }.max() ?? .nan
+        print(String(format: "target: store p99 under 500 µs at every depth: %@ (worst depth p99 %.1f µs)",
+                     worst < 500 ? "met" : "missed", worst))
     }
 }
 
@@ -30,14 +47,44 @@ struct CatalogScanBench: AsyncParsableCommand {
     @Option(help: "Distinct encoded tones; the rest are retagged copies.") var distinct = 100
     @Option(help: "Where the folder is generated (kept between runs).") var folder = "/tmp/medianode-bench-scan"
 
+    @Option(help: "Scans of each kind, interleaved (each into a fresh database).") var rounds = 3
+
     func run() async throws {
         quietLogs()
         let music = URL(fileURLWithPath: folder).appendingPathComponent("\(files)")
         try generate(into: music)
         let work = try AudioFixtures.makeTemporaryDirectory("bench-scan")
         defer { try? FileManager.default.removeItem(at: work) }
+        let tools = which("mpd").flatMap { mpd in which("mpc").map { (mpd, $0) } }
+        if tools == nil { print("mpd: not installed (apt-get install mpd mpc) — no comparison") }
 
-        let database = try CatalogDatabase(path: work.appendingPathComponent("catalog.sqlite").path, checkIntegrity: false)
+        var ours: [Double] = [], theirs: [Double] = []
+        for round in 1...max(1, rounds) {
+            // Alternate who goes first, so neither always finds the page cache the other warmed.
+            for turn in 0..<2 {
+                if (round + turn) % 2 == 0 {
+                    let (seconds, count, rescan) = try await scanOnce(music, work: work, round: round)
+                    ours.append(Double(count) / seconds)
+                    print(String(format: "round %d: medianode scan: %d files in %.3f s (%.0f files/s, tags + tree + store); "
+                                 + "unchanged rescan %.3f s", round, count, seconds, Double(count) / seconds, rescan))
+                } else if let (mpd, mpc) = tools {
+                    let (seconds, songs) = try runMPD(mpd: mpd, mpc: mpc, music: music, work: work, round: round)
+                    theirs.append(Double(songs) / seconds)
+                    print(String(format: "round %d: mpd 'update' of the same folder: %d songs in %.3f s (%.0f files/s)",
+                                 round, songs, seconds, Double(songs) / seconds))
+                }
+            }
+        }
+        let median = { (rates: [Double]) in rates.sorted()[rates.count / 2] }
+        guard !theirs.isEmpty else { return }
+        print(String(format: "median of %d rounds: medianode %.0f files/s, mpd %.0f files/s, ratio %.2fx "
+                     + "(target: at least 1.00x)", ours.count, median(ours), median(theirs), median(ours) / median(theirs)))
+    }
+
+    /// One full scan into a fresh database, then an unchanged rescan: (seconds, files, rescan seconds).
+    func scanOnce(_ music: URL, work: URL, round: Int) async throws -> (Double, Int, Double) {
+        let path = work.appendingPathComponent("catalog-\(round).sqlite").path
+        let database = try CatalogDatabase(path: path, checkIntegrity: false)
         let provider = LocalFolderProvider(roots: [music])
         let clock = ContinuousClock()
         var report = CatalogRefresher.Report.unchanged
@@ -46,16 +93,7 @@ struct CatalogScanBench: AsyncParsableCommand {
         let rescan = await clock.measure { _ = await CatalogRefresher(database: database).refresh(provider) }
         try database.close()
         guard case .updated = report else { throw ValidationError("scan failed: \(report)") }
-        print(String(format: "medianode scan: %d files in %.3f s (%.0f files/s, tags + tree + store); unchanged rescan %.3f s",
-                     playables, seconds(scan), Double(playables) / seconds(scan), seconds(rescan)))
-
-        guard let mpd = which("mpd"), let mpc = which("mpc") else {
-            print("mpd: not installed (apt-get install mpd mpc) — no comparison")
-            return
-        }
-        let (mpdTime, songs) = try runMPD(mpd: mpd, mpc: mpc, music: music, work: work)
-        print(String(format: "mpd 'update' of the same folder: %d songs in %.3f s (%.0f files/s)",
-                     songs, mpdTime, Double(songs) / mpdTime))
+        return (seconds(scan), playables, seconds(rescan))
     }
 
     /// `distinct` tones encoded once, then copied and retagged into artist/album folders.
@@ -86,12 +124,12 @@ struct CatalogScanBench: AsyncParsableCommand {
     }
 
     /// Starts mpd with a throwaway config (null output, its own database), times `mpc update --wait`.
-    func runMPD(mpd: String, mpc: String, music: URL, work: URL) throws -> (Double, Int) {
+    func runMPD(mpd: String, mpc: String, music: URL, work: URL, round: Int) throws -> (Double, Int) {
         let port = 6600 + Int.random(in: 100..<900)
         let config = work.appendingPathComponent("mpd.conf")
         try """
             music_directory "\(music.path)"
-            db_file "\(work.appendingPathComponent("mpd.db").path)"
+            db_file "\(work.appendingPathComponent("mpd-\(round).db").path)"
             state_file "\(work.appendingPathComponent("mpd.state").path)"
             log_file "\(work.appendingPathComponent("mpd.log").path)"
             bind_to_address "127.0.0.1"

@@ -3,39 +3,47 @@ import Foundation
 import GRDB
 
 /// Numbers for the benchmark executable: how fast a large JSON catalog imports, and what a child page
-/// costs through the store compared with the same SQL written by hand.
+/// costs through the store compared with the same SQL written by hand, at every depth.
 public enum CatalogMeasurement {
-    public struct Report: Sendable, CustomStringConvertible {
+    /// Child-page latencies at one depth of the tree, through the store and by hand, in microseconds.
+    public struct PageSamples: Sendable {
+        public var depth: Int
+        /// Containers at this depth and their largest child count, for the reader.
+        public var containers: Int
+        public var largestChildCount: Int
+        public var store: [Double] = []
+        public var handSQL: [Double] = []
+    }
+
+    public struct Report: Sendable {
         public var items: Int
         public var parseSeconds: Double
         public var importSeconds: Double
         public var reimportUnchangedSeconds: Double
-        public var pageQueries: Int
-        /// Microseconds.
-        public var storePageP50: Double
-        public var storePageP99: Double
-        public var rawPageP50: Double
-        public var rawPageP99: Double
         /// The file after the import and a WAL checkpoint.
         public var databaseBytes: Int
+        public var pageLimit: Int
+        public var pages: [PageSamples]
 
-        public var description: String {
-            let rate = Double(items) / max(importSeconds, 1e-9)
+        public var importSummary: String {
+            func format(_ value: Double) -> String { String(format: "%.3f", value) }
+            let storeRate = Double(items) / max(importSeconds, 1e-9)
+            let wholeRate = Double(items) / max(parseSeconds + importSeconds, 1e-9)
             return """
                 catalog import: \(items) items parsed in \(format(parseSeconds)) s, stored in \(format(importSeconds)) s \
-                (\(Int(rate)) items/s); unchanged re-import \(format(reimportUnchangedSeconds)) s
-                child page (limit 50, \(pageQueries) queries): store p50 \(format(storePageP50)) µs, \
-                p99 \(format(storePageP99)) µs; hand SQL p50 \(format(rawPageP50)) µs, p99 \(format(rawPageP99)) µs
+                (\(Int(storeRate)) items/s stored, \(Int(wholeRate)) items/s bytes to database); \
+                unchanged re-import \(format(reimportUnchangedSeconds)) s
                 database: \(databaseBytes) bytes, \(databaseBytes * 10_000 / max(items, 1) / 1024) KiB per 10k items
                 """
         }
-
-        private func format(_ value: Double) -> String { String(format: "%.3f", value) }
     }
 
     /// Imports a generated `items`-item JSON catalog into a fresh database in `directory`, then times
-    /// `pageQueries` random child pages both ways. Run it from a release build.
-    public static func run(items: Int = 100_000, pageQueries: Int = 2_000, directory: URL) async throws -> Report {
+    /// `pageQueries` child pages both ways, interleaved: a depth at random, a container of that depth at
+    /// random, an offset at random within it. Run it from a release build.
+    public static func run(
+        items: Int = 100_000, pageQueries: Int = 2_000, pageLimit: Int = 50, directory: URL
+    ) async throws -> Report {
         let path = directory.appendingPathComponent("measure-\(UUID().uuidString.prefix(8)).sqlite").path
         defer {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -54,35 +62,69 @@ public enum CatalogMeasurement {
         try await database.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
 
-        // Every container at every depth (root, section, lists, albums), each page at a random offset.
-        let containers = try await database.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT identifier, childCount FROM item WHERE isContainer AND childCount > 0")
-                .map { (identifier: $0[0] as String, count: $0[1] as Int) }
+        let levels = try await containersByDepth(database)
+        var pages = levels.map { level in
+            PageSamples(
+                depth: level.depth, containers: level.containers.count,
+                largestChildCount: level.containers.map(\.count).max() ?? 0)
         }
-        var storeTimes: [Double] = [], rawTimes: [Double] = []
+        let hand = try HandWrittenPageQuery(path: path, sql: CatalogDatabase.childPageSQL)
         var generator = SystemRandomNumberGenerator()
-        for _ in 0..<pageQueries {
-            let container = containers.randomElement(using: &generator) ?? (ContentItem.rootIdentifier, 1)
-            let album = container.identifier
+        for query in 0..<pageQueries where !levels.isEmpty {
+            let level = Int.random(in: 0..<levels.count, using: &generator)
+            let container = levels[level].containers.randomElement(using: &generator)!
             let offset = Int.random(in: 0..<max(1, container.count), using: &generator)
-            storeTimes.append(micros(try await clock.measure {
-                _ = try await database.children(of: album, offset: offset, limit: 50)
-            }))
-            rawTimes.append(micros(try clock.measure {
-                _ = try database.pool.read { db in
-                    try Row.fetchAll(db, sql: """
-                        SELECT item.* FROM child JOIN item ON item.identifier = child.identifier
-                        WHERE child.parent = ? AND child.position >= ? ORDER BY child.position LIMIT 50
-                        """, arguments: [album, offset])
+            // Alternate which goes first, so neither always finds the caches the other warmed.
+            for turn in 0..<2 {
+                if (query + turn) % 2 == 0 {
+                    let time = try await clock.measure {
+                        _ = try await database.children(of: container.identifier, offset: offset, limit: pageLimit)
+                    }
+                    pages[level].store.append(micros(time))
+                } else {
+                    let time = try clock.measure { try hand.run(container.identifier, offset, pageLimit) }
+                    pages[level].handSQL.append(micros(time))
                 }
-            }))
+            }
         }
+        hand.close()
         try database.close()
         return Report(
             items: items, parseSeconds: seconds(parse), importSeconds: seconds(store),
-            reimportUnchangedSeconds: seconds(again), pageQueries: pageQueries,
-            storePageP50: percentile(storeTimes, 0.5), storePageP99: percentile(storeTimes, 0.99),
-            rawPageP50: percentile(rawTimes, 0.5), rawPageP99: percentile(rawTimes, 0.99), databaseBytes: size)
+            reimportUnchangedSeconds: seconds(again), databaseBytes: size, pageLimit: pageLimit, pages: pages)
+    }
+
+    /// Every container with children, grouped by its depth below the root (breadth first).
+    static func containersByDepth(_ database: CatalogDatabase) async throws
+        -> [(depth: Int, containers: [(identifier: String, count: Int)])]
+    {
+        try await database.pool.read { db in
+            var levels: [(depth: Int, containers: [(identifier: String, count: Int)])] = []
+            var seen: Set<String> = []
+            var current = [ContentItem.rootIdentifier]
+            var depth = 0
+            while !current.isEmpty {
+                var level: [(identifier: String, count: Int)] = []
+                var next: [String] = []
+                for identifier in current where seen.insert(identifier).inserted {
+                    let count = try Int.fetchOne(
+                        db, sql: "SELECT childCount FROM item WHERE identifier = ?", arguments: [identifier]) ?? 0
+                    guard count > 0 else { continue }
+                    level.append((identifier, count))
+                    next += try String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT child.identifier FROM child JOIN item ON item.rowid = child.itemRowid
+                            WHERE child.parent = ? AND item.isContainer
+                            """,
+                        arguments: [identifier])
+                }
+                if !level.isEmpty { levels.append((depth, level)) }
+                current = next
+                depth += 1
+            }
+            return levels
+        }
     }
 
     static func seconds(_ duration: Duration) -> Double {
@@ -90,10 +132,4 @@ public enum CatalogMeasurement {
     }
 
     static func micros(_ duration: Duration) -> Double { seconds(duration) * 1e6 }
-
-    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
-        guard !values.isEmpty else { return 0 }
-        let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
-    }
 }

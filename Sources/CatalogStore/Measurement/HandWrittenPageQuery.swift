@@ -1,0 +1,55 @@
+import Foundation
+import GRDBSQLite
+
+/// The floor for the child-page benchmark: the store's page SQL run by hand on a plain SQLite connection,
+/// prepared once, every column of every row read (text as bytes, no Swift objects built).
+final class HandWrittenPageQuery {
+    private var connection: OpaquePointer?
+    private var statement: OpaquePointer?
+    /// Keeps the reads from being optimised away.
+    private(set) var checksum = 0
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(path: String, sql: String) throws {
+        guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY, nil) == SQLITE_OK,
+            sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK
+        else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
+            sqlite3_close(connection)
+            throw Failure(description: message)
+        }
+    }
+
+    /// One page: bind, step to the end, read each column.
+    func run(_ parent: String, _ offset: Int, _ limit: Int) throws {
+        sqlite3_bind_text(statement, 1, parent, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        sqlite3_bind_int64(statement, 2, Int64(offset))
+        sqlite3_bind_int64(statement, 3, Int64(max(1, limit)))
+        defer { sqlite3_reset(statement) }
+        var result = sqlite3_step(statement)
+        while result == SQLITE_ROW {
+            for column in 0..<sqlite3_column_count(statement) {
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_TEXT, SQLITE_BLOB:
+                    _ = sqlite3_column_text(statement, column)
+                    checksum &+= Int(sqlite3_column_bytes(statement, column))
+                case SQLITE_INTEGER: checksum &+= Int(sqlite3_column_int64(statement, column))
+                case SQLITE_FLOAT: checksum &+= Int(sqlite3_column_double(statement, column))
+                default: break
+                }
+            }
+            result = sqlite3_step(statement)
+        }
+        guard result == SQLITE_DONE else { throw Failure(description: String(cString: sqlite3_errmsg(connection))) }
+    }
+
+    func close() {
+        sqlite3_finalize(statement)
+        sqlite3_close(connection)
+        statement = nil
+        connection = nil
+    }
+}
