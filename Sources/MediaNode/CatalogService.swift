@@ -76,6 +76,7 @@ public struct CatalogService: Service {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
+            await forgetUnconfiguredSources()
             await withDiscardingTaskGroup { group in
                 for provider in providers {
                     group.addTask { await keepRefreshing(provider) }
@@ -90,6 +91,28 @@ public struct CatalogService: Service {
     public func refreshAll() async {
         await withDiscardingTaskGroup { group in
             for provider in providers { group.addTask { _ = await refresh(provider) } }
+        }
+    }
+
+    /// Removes what sources no longer configured left in the cache, in one transaction, before refreshing
+    /// the rest: otherwise they would stay in the tree, served but never refreshed. The content tree clears
+    /// them from the store's diff; `P/events` gets a `catalogUpdated` per removed source.
+    func forgetUnconfiguredSources() async {
+        let configured = Set(providers.map(\.source.identifier))
+        do {
+            let removed = try await database.removeSources(notIn: configured)
+            for (source, diff) in removed {
+                logger.notice(
+                    "catalog source no longer configured; removed it and its content",
+                    metadata: [
+                        "source": "\(source.identifier)", "kind": "\(source.kind.rawValue)",
+                        "location": "\(source.location)", "removedItems": "\(diff.removedItems)",
+                    ])
+                node.publishEvent(Self.updatedEvent(source, diff))
+            }
+            if !removed.isEmpty { await node.refreshCatalogSummary() }
+        } catch {
+            logger.error("could not remove catalog sources no longer configured: \(error)")
         }
     }
 

@@ -86,6 +86,67 @@ struct CatalogServiceTests {
         broker.stop()
     }
 
+    @Test("at start, a source no longer configured is removed: catalogUpdated on P/events, gone from the tree and the file")
+    func forgottenSource() async throws {
+        let broker = try MosquittoBroker()
+        let directory = try AudioFixtures.makeTemporaryDirectory("catalog-forgotten")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let radioList = directory.appendingPathComponent("stations.m3u")
+        try "#EXTM3U\n#EXTINF:-1,Old Station\nhttp://127.0.0.1:9/old\n#EXTINF:-1,Older Station\nhttp://127.0.0.1:9/older\n"
+            .write(to: radioList, atomically: true, encoding: .utf8)
+        let feed = directory.appendingPathComponent("feed.xml")
+        try Self.feed([1, 2]).write(to: feed, atomically: true, encoding: .utf8)
+        let path = directory.appendingPathComponent("catalog.sqlite").path
+
+        // An earlier life of the node had both the radio list and the feed configured.
+        let database = try CatalogDatabase(path: path)
+        for location in [radioList.path, feed.path] {
+            let provider = try RemoteCatalogProvider(location: location, fetcher: StandardCatalogFetcher())
+            guard case .updated = await CatalogRefresher(database: database).refresh(provider) else {
+                Issue.record("could not fill the cache from \(location)")
+                return
+            }
+        }
+        #expect(try await database.sources().count == 2)
+
+        // Now only the feed is configured.
+        let configuration = NodeConfiguration(
+            broker: try BrokerURL(parsing: broker.url), nodeID: "forget1", catalogs: [feed.path],
+            databasePath: path, audioSink: "fake")
+        let topics = configuration.topics
+        let client = try TestMQTTClient(brokerURL: broker.url)
+        try await client.connect()
+        try await client.subscribeAndSettle("\(configuration.prefix)/#")
+        let node = Node(configuration: configuration, transport: try MQTTClient(configuration: configuration.mqttConfiguration),
+                        catalog: database)
+        let nodeTask = Task { await node.run() }
+        let service = CatalogService(node: node, database: database, libraries: [], catalogs: [feed.path])
+        let serviceTask = Task { try await service.run() }
+
+        let removed = try await client.first(timeout: .seconds(15)) { message in
+            message.topic == topics.events && Self.json(message)?["type"] == "catalogUpdated"
+                && Self.json(message)?["kind"] == "radio"
+        }
+        let event = try #require(Self.json(removed))
+        #expect(event["removedItems"] == 3 && event["addedItems"] == 0 && event["location"] == .string(radioList.absoluteString))
+        // The tree's root ends up with the Podcasts section only, and the Radio section's node is cleared.
+        _ = try await client.first(timeout: .seconds(15)) { message in
+            guard message.topic == "\(configuration.prefix)/content/tree", let root = Self.json(message),
+                case let .array(children)? = root["children"] else { return false }
+            return children.map { $0["title"] } == [.string("Podcasts")]
+        }
+        #expect(try await database.sources().map(\.kind) == [.podcast])
+        #expect(try await database.search("station", limit: 10).isEmpty)
+        #expect(try await database.summary().playables == 2)
+
+        serviceTask.cancel()
+        _ = try? await serviceTask.value
+        await node.shutdown()
+        await nodeTask.value
+        await client.disconnect()
+        broker.stop()
+    }
+
     @Test("medianode catalog scan, list and search work on generated audio; a node with no network serves that cache at once")
     func commandLineAndOfflineStart() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("catalog-cli")

@@ -41,6 +41,26 @@ extension CatalogDatabase {
         return diff
     }
 
+    /// Removes every source not in `configured`, with its content, in one transaction: a source dropped from
+    /// the node's configuration must leave the tree, not linger unrefreshed. Returns each removed source with
+    /// what its removal changed; subscribers of `changes()` get one diff for them all.
+    @discardableResult
+    public func removeSources(notIn configured: Set<String>) async throws -> [(source: CatalogSource, diff: CatalogDiff)] {
+        let removed = try await pool.write { db in
+            var removed: [(source: CatalogSource, diff: CatalogDiff)] = []
+            for identifier in try String.fetchAll(db, sql: "SELECT identifier FROM source ORDER BY rank, identifier")
+            where !configured.contains(identifier) {
+                guard let source = try Self.source(identifier, in: db) else { continue }
+                removed.append((source, try Self.remove(source, in: db)))
+            }
+            return removed
+        }
+        guard var merged = removed.first?.diff else { return removed }
+        for entry in removed.dropFirst() { merged.merge(entry.diff) }
+        broadcaster.publish(merged)
+        return removed
+    }
+
     /// Every registered source.
     public func sources() async throws -> [CatalogSource] {
         try await pool.read { db in
