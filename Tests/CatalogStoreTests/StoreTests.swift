@@ -139,6 +139,30 @@ struct StoreTests {
         #expect(try await database.summary() == CatalogSummary(sources: 1, containers: 3, playables: 5))
     }
 
+    @Test("items keep the change fingerprints earlier versions stored, so an upgrade rewrites nothing")
+    func fingerprintsStable() async throws {
+        let temp = try TemporaryCatalog()
+        defer { temp.remove() }
+        let database = try temp.open()
+        let source = CatalogSource(kind: .json, location: "test://fingerprint")
+        try await database.register(source)
+        var snapshot = CatalogSnapshot()
+        snapshot.add(.container("album:1", title: "Album"))
+        snapshot.add(ContentItem(
+            identifier: "track:7", title: "Track 7", artworkURL: "https://x/a.jpg", isPlayable: true,
+            uri: "file:///m/7.ogg", artist: "Band", albumTitle: "Först", duration: 187.5, trackNumber: 7,
+            trackCount: 12, discNumber: 1, genre: "Rock", releaseDate: "2021"), under: "album:1")
+        snapshot.add(ContentItem(identifier: "neg", title: "Neg", isContainer: true, trackNumber: -3, trackCount: 0))
+        try await database.replaceContent(of: source.identifier, with: snapshot)
+        let digests = try await database.pool.read { db in
+            try Dictionary(uniqueKeysWithValues: Row.fetchAll(
+                db, sql: "SELECT identifier, digest FROM item WHERE identifier IN ('track:7', 'neg')"
+            ).map { ($0[0] as String, $0[1] as String) })
+        }
+        // FNV-1a of the fields as text, computed independently of this code.
+        #expect(digests == ["track:7": "fe4bffeb9b4bd0bc", "neg": "d2d698a4b9162b8c"])
+    }
+
     @Test("search finds titles, artists and albums by word prefix")
     func search() async throws {
         let temp = try TemporaryCatalog()

@@ -4,8 +4,8 @@ import GRDB
 // MARK: - Browse: the read side of ContentCatalog, answered from the file alone
 
 /// Item, child count and page reads are single statements: SQLite runs each in its own read transaction,
-/// so they need no BEGIN/COMMIT around them, and they run on the caller's thread (a reader connection is
-/// borrowed for the ~0.1 ms a page takes) instead of hopping to a database queue and back.
+/// so they need no BEGIN/COMMIT around them, and they run on the caller's thread on a browse connection
+/// (see `BrowseReaders`) instead of hopping to a database queue and back.
 extension CatalogDatabase: ContentCatalog {
     public func item(identifier: String) async throws -> ContentItem? {
         try readNow { db in try Self.item(identifier, in: db) }
@@ -46,9 +46,9 @@ extension CatalogDatabase: ContentCatalog {
 
     public func changes() -> AsyncStream<CatalogDiff> { broadcaster.stream() }
 
-    /// One-statement reads, synchronously on a reader connection (see above).
+    /// One-statement reads, synchronously on a browse connection (see above).
     func readNow<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.unsafeRead(body)
+        try browseReaders.read(path: path, body)
     }
 
     // MARK: - Synchronous forms, for callers already inside a database access

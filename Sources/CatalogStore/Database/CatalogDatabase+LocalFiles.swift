@@ -28,7 +28,8 @@ extension CatalogDatabase {
 
     static func storeLocalFiles(_ files: [LocalFileRecord], for sourceID: String, in db: Database) throws {
         try db.execute(sql: "DELETE FROM local_file WHERE sourceIdentifier = ?", arguments: [sourceID])
-        let insert = try db.cachedStatement(
+        let insert = try BulkStatement(
+            db,
             sql: """
                 INSERT INTO local_file (sourceIdentifier, path, size, modified, title, artist, album, genre, year,
                     trackNumber, discNumber, duration, artworkKey)
@@ -36,10 +37,20 @@ extension CatalogDatabase {
                 """)
         for file in files {
             let tags = file.tags
-            try insert.execute(arguments: [
-                sourceID, file.path, file.size, file.modified, tags.title, tags.artist, tags.album, tags.genre,
-                tags.year, tags.trackNumber, tags.discNumber, tags.duration, file.artworkKey,
-            ])
+            insert.bind(1, sourceID)
+            insert.bind(2, file.path)
+            insert.bind(3, file.size)
+            insert.bind(4, file.modified)
+            insert.bind(5, tags.title)
+            insert.bind(6, tags.artist)
+            insert.bind(7, tags.album)
+            insert.bind(8, tags.genre)
+            insert.bind(9, tags.year)
+            insert.bind(10, tags.trackNumber)
+            insert.bind(11, tags.discNumber)
+            insert.bind(12, tags.duration)
+            insert.bind(13, file.artworkKey)
+            try insert.run()
         }
     }
 }

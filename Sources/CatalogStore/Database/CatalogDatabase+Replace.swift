@@ -57,11 +57,24 @@ extension CatalogDatabase {
             db, sql: "SELECT identifier, rowid, digest, isContainer FROM item WHERE sourceIdentifier = ?",
             arguments: [sourceID])
         while let row = try itemRows.next() { old[row[0]] = (row[1], row[2], row[3]) }
-        var oldChildren: [String: [String]] = [:]
+        // A source's child rows are those of its own containers, plus its share of the mount's; each list is
+        // put in position order here (the rows come in key order, but no ORDER BY promises it).
+        var listed: [String: [(position: Int, identifier: String)]] = [:]
         let childRows = try Row.fetchCursor(
-            db, sql: "SELECT parent, identifier FROM child WHERE sourceIdentifier = ? ORDER BY parent, position",
-            arguments: [sourceID])
-        while let row = try childRows.next() { oldChildren[row[0], default: []].append(row[1]) }
+            db,
+            sql: """
+                SELECT child.parent, child.position, child.identifier FROM item
+                JOIN child ON child.parent = item.identifier
+                WHERE item.sourceIdentifier = ?1 AND item.isContainer
+                UNION ALL
+                SELECT parent, position, identifier FROM child WHERE parent = ?2 AND sourceIdentifier = ?1
+                """,
+            arguments: [sourceID, source.mount])
+        while let row = try childRows.next() { listed[row[0], default: []].append((row[1], row[2])) }
+        let oldChildren = listed.mapValues { rows in
+            let ordered = zip(rows, rows.dropFirst()).allSatisfy { $0.position < $1.position }
+            return (ordered ? rows : rows.sorted { $0.position < $1.position }).map(\.identifier)
+        }
 
         // Items that left: out of the search index while their values are still there, then out of the table.
         var gone: [Int64] = []
@@ -83,9 +96,13 @@ extension CatalogDatabase {
         rowids.reserveCapacity(snapshot.count)
         var changed: [(item: ContentItem, digest: String, rowid: Int64)] = []
         var updated = Set<String>()
-        let insert = try db.cachedStatement(
-            sql: "INSERT INTO item (\(CatalogSchema.itemColumns)) VALUES (\(placeholders(25)))")
-        for identifier in snapshot.order {
+        let insert = try BulkStatement(db, sql: "INSERT INTO item (\(CatalogSchema.itemColumns)) VALUES (\(placeholders(25)))")
+        // Containers are written before playables, so a list of containers (the albums, the artists) sits
+        // together in the item table: in listing order albums alternated with their tracks, and a page of
+        // fifty albums read fifty table pages.
+        let containersFirst = snapshot.order.filter { snapshot.items[$0]?.isContainer == true }
+            + snapshot.order.filter { snapshot.items[$0]?.isContainer == false }
+        for identifier in containersFirst {
             guard let item = snapshot.items[identifier] else { continue }
             let digest = item.storedDigest
             if let previous = old[identifier] {
@@ -99,7 +116,8 @@ extension CatalogDatabase {
                 if !item.isContainer, previous.isContainer { diff.removedContainers.insert(identifier) }
             } else {
                 do {
-                    try insert.execute(arguments: item.rowArguments(source: sourceID, digest: digest))
+                    insert.bindItem(item, source: sourceID, digest: digest)
+                    try insert.run()
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                     throw CatalogDatabaseError.invalidSnapshot("identifier \(identifier) belongs to another source")
                 }
@@ -110,13 +128,13 @@ extension CatalogDatabase {
         }
         if !changed.isEmpty {
             try SearchIndex.remove(changed.map(\.rowid), in: db)
-            let update = try db.cachedStatement(sql: """
+            let update = try BulkStatement(db, sql: """
                 UPDATE item SET (\(CatalogSchema.itemColumns)) = (\(placeholders(25))) WHERE rowid = ?
                 """)
             for change in changed {
-                var arguments = change.item.rowArguments(source: sourceID, digest: change.digest)
-                arguments += [change.rowid]
-                try update.execute(arguments: arguments)
+                update.bindItem(change.item, source: sourceID, digest: change.digest)
+                update.bind(26, change.rowid)
+                try update.run()
             }
             try SearchIndex.add(changed.map(\.rowid), in: db)
         }
@@ -126,7 +144,7 @@ extension CatalogDatabase {
         var newChildren = snapshot.children
         newChildren[source.mount] = newChildren.removeValue(forKey: CatalogSnapshot.topLevelKey)
         let deleteChildren = try db.cachedStatement(sql: "DELETE FROM child WHERE parent = ?")
-        let insertChild = try db.cachedStatement(sql: Self.insertChildSQL)
+        let insertChild = try ChildInsert(db)
         let setCount = try db.cachedStatement(sql: "UPDATE item SET childCount = ? WHERE identifier = ?")
         var mountChanged = false
         for parent in Set(oldChildren.keys).union(newChildren.keys) {
@@ -141,7 +159,7 @@ extension CatalogDatabase {
             }
             try deleteChildren.execute(arguments: [parent])
             for (position, child) in after.enumerated() {
-                try insertChild.execute(arguments: [parent, position, child, sourceID, rowids[child]])
+                try insertChild.run(parent: parent, position: position, child: child, source: sourceID, rowid: rowids[child])
             }
             if snapshot.items[parent] != nil { try setCount.execute(arguments: [after.count, parent]) }
         }
@@ -149,8 +167,9 @@ extension CatalogDatabase {
             try db.execute(
                 sql: "DELETE FROM child WHERE parent = ? AND sourceIdentifier = ?", arguments: [source.mount, sourceID])
             for (index, child) in (newChildren[source.mount] ?? []).enumerated() {
-                try insertChild.execute(
-                    arguments: [source.mount, Self.pendingPosition + index, child, sourceID, rowids[child]])
+                try insertChild.run(
+                    parent: source.mount, position: Self.pendingPosition + index, child: child, source: sourceID,
+                    rowid: rowids[child])
             }
             try renumberMount(source.mount, in: db)
         }
@@ -168,6 +187,21 @@ extension CatalogDatabase {
         INSERT INTO child (parent, position, identifier, sourceIdentifier, itemRowid) VALUES (?, ?, ?, ?, ?)
         """
 
+    /// One row of a child list.
+    struct ChildInsert {
+        let statement: BulkStatement
+        init(_ db: Database) throws { statement = try BulkStatement(db, sql: insertChildSQL) }
+
+        func run(parent: String, position: Int, child: String, source: String?, rowid: Int64?) throws {
+            statement.bind(1, parent)
+            statement.bind(2, position)
+            statement.bind(3, child)
+            statement.bind(4, source)
+            statement.bind(5, rowid)
+            try statement.run()
+        }
+    }
+
     /// Positions for freshly inserted mount rows, above any real position, until `renumberMount` runs.
     static let pendingPosition = 1 << 40
 
@@ -183,9 +217,9 @@ extension CatalogDatabase {
             arguments: [mount])
         let sorted = rows.sorted { sortKey($0) < sortKey($1) }
         try db.execute(sql: "DELETE FROM child WHERE parent = ?", arguments: [mount])
-        let insert = try db.cachedStatement(sql: insertChildSQL)
+        let insert = try ChildInsert(db)
         for (position, row) in sorted.enumerated() {
-            try insert.execute(arguments: [mount, position, row[0] as String, row[1] as String?, row[4] as Int64?])
+            try insert.run(parent: mount, position: position, child: row[0], source: row[1], rowid: row[4])
         }
         try db.execute(sql: "UPDATE item SET childCount = ? WHERE identifier = ?", arguments: [sorted.count, mount])
     }

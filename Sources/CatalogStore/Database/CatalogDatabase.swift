@@ -13,6 +13,7 @@ public final class CatalogDatabase: Sendable {
     public let path: String
     let logger: Logger
     let broadcaster = ChangeBroadcaster()
+    let browseReaders = BrowseReaders()
 
     /// Opens (creating or migrating) the catalog at `path`.
     ///
@@ -34,7 +35,10 @@ public final class CatalogDatabase: Sendable {
     }
 
     /// Closes the pool; further calls throw. Pending readers finish first.
-    public func close() throws { try pool.close() }
+    public func close() throws {
+        try browseReaders.close()
+        try pool.close()
+    }
 
     // MARK: - Opening
 

@@ -39,25 +39,75 @@ extension ContentItem {
     }
 
     /// A stable fingerprint of the stored fields (FNV-1a, 64 bits): equal digests mean nothing to republish.
-    /// Progress is excluded: it lives in its own table.
+    /// Progress is excluded: it lives in its own table. The bytes hashed are each field's text (numbers in
+    /// decimal, flags as "0"/"1", nil as one zero byte) followed by a separator, fed without building strings.
     var storedDigest: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ text: String?) {
-            for byte in (text ?? "\u{0}").utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x100_0000_01b3
-            }
-            hash ^= 0x1f
-            hash = hash &* 0x100_0000_01b3
+        var hash = FieldHash()
+        hash.mix(title)
+        hash.mix(subtitle)
+        hash.mix(artworkKey)
+        hash.mix(artworkURL)
+        for flag in [isContainer, isPlayable, isStreamingContent, isExplicitContent, displaysPlaybackProgress] {
+            hash.byte(flag ? 0x31 : 0x30)
         }
-        func number<T>(_ value: T?) -> String? { value.map { "\($0)" } }
-        let flags = [isContainer, isPlayable, isStreamingContent, isExplicitContent, displaysPlaybackProgress]
-            .map { $0 ? "1" : "0" }.joined()
-        for field in [
-            title, subtitle, artworkKey, artworkURL, flags, uri, artist, albumTitle, number(duration),
-            number(trackNumber), number(trackCount), number(discNumber), number(discCount), genre, releaseDate,
-            composer, summary, containerIdentifier,
-        ] { mix(field) }
-        return String(hash, radix: 16)
+        hash.end()
+        hash.mix(uri)
+        hash.mix(artist)
+        hash.mix(albumTitle)
+        hash.mix(duration.map { "\($0)" })
+        hash.mix(trackNumber)
+        hash.mix(trackCount)
+        hash.mix(discNumber)
+        hash.mix(discCount)
+        hash.mix(genre)
+        hash.mix(releaseDate)
+        hash.mix(composer)
+        hash.mix(summary)
+        hash.mix(containerIdentifier)
+        return String(hash.value, radix: 16)
+    }
+}
+
+/// FNV-1a over field texts, each closed by a separator byte.
+struct FieldHash {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inline(__always)
+    mutating func byte(_ byte: UInt8) {
+        value ^= UInt64(byte)
+        value = value &* 0x100_0000_01b3
+    }
+
+    mutating func end() {
+        value ^= 0x1f
+        value = value &* 0x100_0000_01b3
+    }
+
+    mutating func mix(_ text: String?) {
+        if let text {
+            for byte in text.utf8 { self.byte(byte) }
+        } else {
+            byte(0)
+        }
+        end()
+    }
+
+    /// The decimal digits of `number`, as `"\(number)"` would spell them.
+    mutating func mix(_ number: Int?) {
+        guard let number else {
+            byte(0)
+            end()
+            return
+        }
+        if number < 0 { byte(0x2d) }
+        var magnitude = number.magnitude
+        var divisor: UInt = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            byte(UInt8(truncatingIfNeeded: magnitude / divisor) + 0x30)
+            magnitude %= divisor
+            divisor /= 10
+        }
+        end()
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import GRDBSQLite
 
-/// The floor for the child-page benchmark: the store's page SQL run by hand on a plain SQLite connection,
+/// The floor for the child-page benchmark: the store's page SQL run by hand on a plain SQLite connection
+/// with the store's settings (no per-call mutex, as GRDB opens them; the browse connections' page cache),
 /// prepared once, every column of every row read (text as bytes, no Swift objects built).
 final class HandWrittenPageQuery {
     private var connection: OpaquePointer?
@@ -14,7 +15,8 @@ final class HandWrittenPageQuery {
     }
 
     init(path: String, sql: String) throws {
-        guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY, nil) == SQLITE_OK,
+        guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+            sqlite3_exec(connection, "PRAGMA cache_size = -\(BrowseReaders.cacheKiB)", nil, nil, nil) == SQLITE_OK,
             sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK
         else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"

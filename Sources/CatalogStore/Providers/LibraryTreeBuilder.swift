@@ -31,8 +31,8 @@ struct LibraryTreeBuilder {
         var covers: [String: (rank: Int, key: String)] = [:]
         for record in records {
             guard let key = record.artworkKey else { continue }
-            let directory = (record.path as NSString).deletingLastPathComponent
-            let name = (record.path as NSString).lastPathComponent.lowercased()
+            let (directory, fileName) = Self.split(record.path)
+            let name = fileName.lowercased()
             let rank = LocalFolderProvider.coverNames.firstIndex(of: name) ?? .max
             if rank < covers[directory]?.rank ?? .max { covers[directory] = (rank, key) }
         }
@@ -40,9 +40,9 @@ struct LibraryTreeBuilder {
 
         var albums: [String: Album] = [:]
         for record in records where record.artworkKey == nil {
-            let directory = (record.path as NSString).deletingLastPathComponent
-            let fileTitle = ((record.path as NSString).lastPathComponent as NSString).deletingPathExtension
-            let albumTitle = record.tags.album ?? (directory as NSString).lastPathComponent
+            let (directory, fileName) = Self.split(record.path)
+            let fileTitle = Self.dropExtension(fileName)
+            let albumTitle = record.tags.album ?? Self.split(directory).name
             let albumKey = directory + "\n" + albumTitle
             let title = record.tags.title ?? fileTitle
             let track = Track(
@@ -118,5 +118,20 @@ struct LibraryTreeBuilder {
             for item in genres[genre]! { snapshot.link(item.identifier, under: identifier) }
         }
         return snapshot
+    }
+
+    // Path pieces without NSString, which bridged and allocated three times per file.
+
+    /// The folder and the last component of an absolute path ("/a/b.ogg" is ("/a", "b.ogg")).
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return ("", path) }
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        return (directory, String(path[path.index(after: slash)...]))
+    }
+
+    /// "01 Song.ogg" is "01 Song"; a name that starts with its only dot keeps it.
+    static func dropExtension(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
     }
 }

@@ -93,7 +93,7 @@ public struct LocalFolderProvider: CatalogProvider {
             // it plays, and a bad file is skipped with an error then.
             var tags = TagReader.read(path: path) ?? DiscovererTagReader.read(path: path) ?? AudioTags()
             if tags.title == nil {
-                tags.title = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+                tags.title = LibraryTreeBuilder.dropExtension(LibraryTreeBuilder.split(path).name)
             }
             let record = LocalFileRecord(path: path, size: candidate.size, modified: candidate.modified, tags: tags)
             return (record, nil)
