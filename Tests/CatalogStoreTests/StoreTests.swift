@@ -28,6 +28,49 @@ struct StoreTests {
         #expect(try await again.childCount(of: ContentItem.rootIdentifier) == 0)
     }
 
+    @Test("a version 1 catalog file upgrades in place: pages, search and scan state survive")
+    func upgradesVersion1() async throws {
+        let temp = try TemporaryCatalog("upgrade")
+        defer { temp.remove() }
+        // Version 1 as an earlier node left it: search kept by triggers, scan state as JSON text.
+        let version1 = try DatabasePool(path: temp.path)
+        try await version1.write { db in
+            try db.execute(sql: Self.version1Schema)
+            try db.execute(sql: """
+                INSERT INTO grdb_migrations VALUES ('v1: sources, items, children, search, artwork, annotations');
+                INSERT INTO source (identifier, kind, location, mount) VALUES ('local:old', 'local', '/music', 'section:library');
+                INSERT INTO item (identifier, sourceIdentifier, title, isContainer, isPlayable, isStreamingContent,
+                    isExplicitContent, displaysPlaybackProgress, digest, childCount)
+                VALUES ('root', NULL, '', 1, 0, 0, 0, 0, '', 1),
+                    ('section:library', NULL, 'Library', 1, 0, 0, 0, 0, '', 1),
+                    ('album:old', 'local:old', 'Old Album', 1, 0, 0, 0, 0, 'd1', 2),
+                    ('track:one', 'local:old', 'First Song', 0, 1, 0, 0, 0, 'd2', 0),
+                    ('track:two', 'local:old', 'Second Song', 0, 1, 0, 0, 0, 'd3', 0);
+                INSERT INTO child (parent, position, identifier, sourceIdentifier) VALUES
+                    ('root', 0, 'section:library', NULL), ('section:library', 0, 'album:old', 'local:old'),
+                    ('album:old', 0, 'track:one', 'local:old'), ('album:old', 1, 'track:two', 'local:old');
+                INSERT INTO local_file (sourceIdentifier, path, size, modified, tags, artworkKey) VALUES
+                    ('local:old', '/music/a.ogg', 100, 5.5,
+                     '{"title":"First Song","artist":"Band","trackNumber":1,"duration":61}', NULL);
+                """)
+        }
+        try version1.close()
+
+        let database = try temp.open()
+        let page = try await database.children(of: "album:old", offset: 0, limit: 10)
+        #expect(page.childCount == 2 && page.items.map(\.title) == ["First Song", "Second Song"])
+        #expect(try await database.search("second", limit: 5).map(\.identifier) == ["track:two"])
+        let files = try await database.localFiles(of: "local:old")
+        #expect(files["/music/a.ogg"] == LocalFileRecord(
+            path: "/music/a.ogg", size: 100, modified: 5.5,
+            tags: AudioTags(title: "First Song", artist: "Band", trackNumber: 1, duration: 61)))
+        // The upgraded file keeps working as a version 2 one: a refresh replaces and reindexes.
+        let source = try #require(try await database.sources().first)
+        try await database.replaceContent(of: source.identifier, with: albumSnapshot(source, [("New", ["Third Song"])]))
+        #expect(try await database.search("second", limit: 5).isEmpty)
+        #expect(try await database.search("third", limit: 5).count == 1)
+    }
+
     @Test("sections appear under the root in a fixed order as sources register")
     func sections() async throws {
         let temp = try TemporaryCatalog()
@@ -202,4 +245,55 @@ struct StoreTests {
         }
         #expect(try await database.item(at: [0, 0])?.title == "1")
     }
+
+    /// The tables of catalog version 1, as its migration created them (kept here to test the upgrade).
+    static let version1Schema = """
+        CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+        CREATE TABLE source (
+            identifier TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, location TEXT NOT NULL, title TEXT,
+            mount TEXT NOT NULL, rank INTEGER NOT NULL DEFAULT 0, etag TEXT, lastModified TEXT, contentHash TEXT,
+            lastAttemptAt REAL, lastSuccessAt REAL, lastError TEXT, lastErrorAt REAL,
+            consecutiveFailures INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE item (
+            rowid INTEGER PRIMARY KEY, identifier TEXT NOT NULL UNIQUE,
+            sourceIdentifier TEXT REFERENCES source(identifier) ON DELETE CASCADE, title TEXT NOT NULL, subtitle TEXT,
+            artworkKey TEXT, artworkURL TEXT, isContainer INTEGER NOT NULL, isPlayable INTEGER NOT NULL,
+            isStreamingContent INTEGER NOT NULL, isExplicitContent INTEGER NOT NULL,
+            displaysPlaybackProgress INTEGER NOT NULL, uri TEXT, artist TEXT, albumTitle TEXT, duration REAL,
+            trackNumber INTEGER, trackCount INTEGER, discNumber INTEGER, discCount INTEGER, genre TEXT,
+            releaseDate TEXT, composer TEXT, summary TEXT, containerIdentifier TEXT, digest TEXT NOT NULL,
+            childCount INTEGER NOT NULL DEFAULT 0);
+        CREATE INDEX item_by_source ON item(sourceIdentifier);
+        CREATE INDEX item_by_artwork ON item(artworkKey) WHERE artworkKey IS NOT NULL;
+        CREATE TABLE child (
+            parent TEXT NOT NULL, position INTEGER NOT NULL, identifier TEXT NOT NULL,
+            sourceIdentifier TEXT REFERENCES source(identifier) ON DELETE CASCADE,
+            PRIMARY KEY (parent, position)) WITHOUT ROWID;
+        CREATE INDEX child_by_source ON child(sourceIdentifier, parent);
+        CREATE VIRTUAL TABLE item_search USING fts5(
+            title, artist, albumTitle, content='item', content_rowid='rowid',
+            tokenize='unicode61 remove_diacritics 2');
+        CREATE TRIGGER item_search_insert AFTER INSERT ON item BEGIN
+            INSERT INTO item_search(rowid, title, artist, albumTitle) VALUES (new.rowid, new.title, new.artist, new.albumTitle);
+        END;
+        CREATE TRIGGER item_search_delete AFTER DELETE ON item BEGIN
+            INSERT INTO item_search(item_search, rowid, title, artist, albumTitle)
+            VALUES ('delete', old.rowid, old.title, old.artist, old.albumTitle);
+        END;
+        CREATE TRIGGER item_search_update AFTER UPDATE OF title, artist, albumTitle ON item BEGIN
+            INSERT INTO item_search(item_search, rowid, title, artist, albumTitle)
+            VALUES ('delete', old.rowid, old.title, old.artist, old.albumTitle);
+            INSERT INTO item_search(rowid, title, artist, albumTitle) VALUES (new.rowid, new.title, new.artist, new.albumTitle);
+        END;
+        CREATE TABLE artwork (key TEXT PRIMARY KEY NOT NULL, mimeType TEXT NOT NULL, bytes BLOB NOT NULL, createdAt REAL NOT NULL);
+        CREATE TABLE playback_position (
+            identifier TEXT PRIMARY KEY NOT NULL, elapsed REAL NOT NULL, duration REAL, updatedAt REAL NOT NULL);
+        CREATE TABLE feedback (
+            identifier TEXT PRIMARY KEY NOT NULL, liked INTEGER NOT NULL DEFAULT 0, disliked INTEGER NOT NULL DEFAULT 0,
+            bookmarked INTEGER NOT NULL DEFAULT 0, rating REAL, updatedAt REAL NOT NULL);
+        CREATE TABLE local_file (
+            sourceIdentifier TEXT NOT NULL REFERENCES source(identifier) ON DELETE CASCADE, path TEXT NOT NULL,
+            size INTEGER NOT NULL, modified REAL NOT NULL, tags TEXT NOT NULL, artworkKey TEXT,
+            PRIMARY KEY (sourceIdentifier, path)) WITHOUT ROWID;
+        """
 }
