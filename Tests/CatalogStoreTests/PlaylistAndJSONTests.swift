@@ -91,6 +91,31 @@ struct PlaylistAndJSONTests {
         #expect(try await database.item(at: [0])?.title == "Mixes")
     }
 
+    @Test("links come out as Foundation's URL resolves them, clean absolute ones untouched, the rest repaired")
+    func links() throws {
+        let base = URL(string: "https://cdn.example.net/catalogs/main.json")!
+        let links = [
+            "https://example.net/1.mp3", "HTTPS://Example.NET/a/../b?x=1&y=%20#frag", "file:///music/a%20b.ogg",
+            "https://x/~u/a_b-c.d!$&'()*+,;=:@", "https://x/y?c=%E2%82%AC", "  https://padded.example.net/x.mp3 ",
+            "https://example.net/with space.mp3", "https://example.net/bad%zzescape.mp3", "https://x/a#b#c",
+            "relative/track.mp3", "/rooted.mp3", "https://x/{braces}.mp3", "https://example.net/ünïcode.mp3",
+        ]
+        let nodes = links.enumerated().map { index, link in
+            ["id": "t\(index)", "title": "T\(index)", "uri": link]
+        }
+        let data = try JSONSerialization.data(withJSONObject: ["items": [["id": "a", "title": "A", "children": nodes]]])
+        let json = CatalogSource(kind: .json, location: base.absoluteString)
+        let snapshot = try JSONCatalogParser().parse(data, baseURL: base, source: json)
+        for (index, link) in links.enumerated() {
+            // The oracle: what the parser did with every link before clean ones skipped URL.
+            let trimmed = link.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: " ", with: "%20")
+            let expected = URL(string: trimmed).flatMap { $0.scheme == nil ? nil : $0.absoluteString }
+                ?? URL(string: trimmed, relativeTo: base)?.absoluteString ?? trimmed
+            #expect(snapshot.items["\(json.identifier)/t\(index)"]?.uri == expected, "\(link)")
+        }
+        #expect(snapshot.items["\(json.identifier)/t9"]?.uri == "https://cdn.example.net/catalogs/relative/track.mp3")
+    }
+
     @Test("malformed JSON catalogs are refused with a reason")
     func badJSON() {
         let source = CatalogSource(kind: .json, location: "x")
