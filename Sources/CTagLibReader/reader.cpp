@@ -50,10 +50,13 @@ public:
     TagLib::ByteVector readBlock(unsigned long count) override {
         if (fd_ < 0 || position_ >= length_ || count == 0) return TagLib::ByteVector();
         const long wanted = std::min<long>(static_cast<long>(count), length_ - position_);
-        if (wanted > static_cast<long>(sizeof window_)) return readDirect(wanted);
+        if (wanted > windowSize) return readDirect(wanted);
         if (position_ < windowStart_ || position_ + wanted > windowStart_ + windowLength_) fill(position_);
-        TagLib::ByteVector block(window_ + (position_ - windowStart_), static_cast<unsigned int>(wanted));
-        position_ += wanted;
+        // Short only if the file shrank since it was opened.
+        const long available = std::min(wanted, windowStart_ + windowLength_ - position_);
+        if (available <= 0) return TagLib::ByteVector();
+        TagLib::ByteVector block(window_ + (position_ - windowStart_), static_cast<unsigned int>(available));
+        position_ += available;
         return block;
     }
 
@@ -66,7 +69,7 @@ public:
 private:
     void fill(long start) {
         windowStart_ = start;
-        const ssize_t got = ::pread(fd_, window_, sizeof window_, start);
+        const ssize_t got = ::pread(fd_, window_, windowSize, start);
         windowLength_ = got > 0 ? got : 0;
     }
 
@@ -84,11 +87,16 @@ private:
     long position_ = 0;
     long windowStart_ = 0;
     long windowLength_ = 0;
-    // One window per thread, not per file: a 64 KiB allocation per file cost more than the reads it saved.
-    static thread_local char window_[64 * 1024];
+    // One window per scanning thread, not per file (a 64 KiB allocation per file cost more than the reads
+    // it saved), made on a thread's first read so threads that never scan carry none.
+    static constexpr long windowSize = 64 * 1024;
+    static char *window() {
+        static thread_local std::unique_ptr<char[]> buffer;
+        if (!buffer) buffer.reset(new char[windowSize]);
+        return buffer.get();
+    }
+    char *window_ = window();
 };
-
-thread_local char WindowedFileStream::window_[64 * 1024];
 
 // A malloc'd copy of a non-blank string, so Swift frees it with free() like any C string.
 char *copy(const TagLib::String &value) {
