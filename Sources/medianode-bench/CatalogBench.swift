@@ -11,12 +11,15 @@ struct CatalogImportBench: AsyncParsableCommand {
 
     @Option(help: "Items in the generated catalog.") var items = 100_000
     @Option(help: "Child-page queries timed.") var pages = 2_000
+    @Option(help: "Milliseconds between page queries, as browse requests arrive; 0 runs them back to back.")
+    var spacingMs = 0
 
     func run() async throws {
         quietLogs()
         let directory = try AudioFixtures.makeTemporaryDirectory("bench-import")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await CatalogMeasurement.run(items: items, pageQueries: pages, directory: directory)
+        let result = try await CatalogMeasurement.run(
+            items: items, pageQueries: pages, spacing: .milliseconds(max(0, spacingMs)), directory: directory)
         print(result.importSummary)
         var allStore = LatencySamples(), allHand = LatencySamples()
         for level in result.pages {
@@ -25,7 +28,8 @@ struct CatalogImportBench: AsyncParsableCommand {
             allHand.values += level.handSQL
             report(
                 "child page, limit \(result.pageLimit), depth \(level.depth) (\(level.containers) containers, "
-                    + "up to \(level.largestChildCount) children, random offset)",
+                    + "up to \(level.largestChildCount) children, random offset, "
+                    + (spacingMs > 0 ? "\(spacingMs) ms apart)" : "back to back)"),
                 subject: ("store children(of:offset:limit:)", store), floor: ("same SQL by hand, bare SQLite", hand))
         }
         report(

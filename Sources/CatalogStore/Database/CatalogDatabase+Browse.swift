@@ -80,14 +80,17 @@ extension CatalogDatabase: ContentCatalog {
     static func children(of parent: String, offset: Int, limit: Int, in db: Database) throws -> ContentPage {
         let start = max(0, offset)
         let count = max(0, limit)
-        let statement = try db.cachedStatement(sql: childPageSQL)
+        let statement = try DirectStatement(db, sql: childPageSQL)
+        statement.bind(1, parent)
+        statement.bind(2, start)
         // At least one row, so an empty page still reports the count.
-        let rows = try Row.fetchCursor(statement, arguments: [parent, start, max(1, count)])
-        let columns = ColumnReader(statement: statement.sqliteStatement)
+        statement.bind(3, max(1, count))
+        defer { statement.reset() }
+        let columns = statement.columns
         var childCount = 0
         var items: [ContentItem] = []
         items.reserveCapacity(count)
-        while try rows.next() != nil {
+        while try statement.step() {
             childCount = columns.int(0) ?? 0
             guard items.count < count, !columns.isNull(1) else { continue }
             items.append(ContentItem(columns, from: 1))

@@ -28,7 +28,7 @@ extension CatalogDatabase {
 
     static func storeLocalFiles(_ files: [LocalFileRecord], for sourceID: String, in db: Database) throws {
         try db.execute(sql: "DELETE FROM local_file WHERE sourceIdentifier = ?", arguments: [sourceID])
-        let insert = try BulkStatement(
+        let insert = try DirectStatement(
             db,
             sql: """
                 INSERT INTO local_file (sourceIdentifier, path, size, modified, title, artist, album, genre, year,

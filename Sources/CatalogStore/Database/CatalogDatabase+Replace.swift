@@ -96,7 +96,7 @@ extension CatalogDatabase {
         rowids.reserveCapacity(snapshot.count)
         var changed: [(item: ContentItem, digest: String, rowid: Int64)] = []
         var updated = Set<String>()
-        let insert = try BulkStatement(db, sql: "INSERT INTO item (\(CatalogSchema.itemColumns)) VALUES (\(placeholders(25)))")
+        let insert = try DirectStatement(db, sql: "INSERT INTO item (\(CatalogSchema.itemColumns)) VALUES (\(placeholders(25)))")
         // Containers are written before playables, so a list of containers (the albums, the artists) sits
         // together in the item table: in listing order albums alternated with their tracks, and a page of
         // fifty albums read fifty table pages.
@@ -128,7 +128,7 @@ extension CatalogDatabase {
         }
         if !changed.isEmpty {
             try SearchIndex.remove(changed.map(\.rowid), in: db)
-            let update = try BulkStatement(db, sql: """
+            let update = try DirectStatement(db, sql: """
                 UPDATE item SET (\(CatalogSchema.itemColumns)) = (\(placeholders(25))) WHERE rowid = ?
                 """)
             for change in changed {
@@ -189,8 +189,8 @@ extension CatalogDatabase {
 
     /// One row of a child list.
     struct ChildInsert {
-        let statement: BulkStatement
-        init(_ db: Database) throws { statement = try BulkStatement(db, sql: insertChildSQL) }
+        let statement: DirectStatement
+        init(_ db: Database) throws { statement = try DirectStatement(db, sql: insertChildSQL) }
 
         func run(parent: String, position: Int, child: String, source: String?, rowid: Int64?) throws {
             statement.bind(1, parent)

@@ -23,6 +23,7 @@ public enum CatalogMeasurement {
         /// The file after the import and a WAL checkpoint.
         public var databaseBytes: Int
         public var pageLimit: Int
+        public var spacing: Duration
         public var pages: [PageSamples]
 
         public var importSummary: String {
@@ -40,9 +41,12 @@ public enum CatalogMeasurement {
 
     /// Imports a generated `items`-item JSON catalog into a fresh database in `directory`, then times
     /// `pageQueries` child pages both ways, interleaved: a depth at random, a container of that depth at
-    /// random, an offset at random within it. Run it from a release build.
+    /// random, an offset at random within it, back to back or `spacing` apart (as browse requests arrive at
+    /// a node: caches are colder, but the process is no CPU hog for the scheduler to preempt). Run it from a
+    /// release build.
     public static func run(
-        items: Int = 100_000, pageQueries: Int = 2_000, pageLimit: Int = 50, directory: URL
+        items: Int = 100_000, pageQueries: Int = 2_000, pageLimit: Int = 50, spacing: Duration = .zero,
+        directory: URL
     ) async throws -> Report {
         let path = directory.appendingPathComponent("measure-\(UUID().uuidString.prefix(8)).sqlite").path
         defer {
@@ -71,6 +75,7 @@ public enum CatalogMeasurement {
         let hand = try HandWrittenPageQuery(path: path, sql: CatalogDatabase.childPageSQL)
         var generator = SystemRandomNumberGenerator()
         for query in 0..<pageQueries where !levels.isEmpty {
+            if spacing > .zero { try await Task.sleep(for: spacing) }
             let level = Int.random(in: 0..<levels.count, using: &generator)
             let container = levels[level].containers.randomElement(using: &generator)!
             let offset = Int.random(in: 0..<max(1, container.count), using: &generator)
@@ -91,7 +96,8 @@ public enum CatalogMeasurement {
         try database.close()
         return Report(
             items: items, parseSeconds: seconds(parse), importSeconds: seconds(store),
-            reimportUnchangedSeconds: seconds(again), databaseBytes: size, pageLimit: pageLimit, pages: pages)
+            reimportUnchangedSeconds: seconds(again), databaseBytes: size, pageLimit: pageLimit, spacing: spacing,
+            pages: pages)
     }
 
     /// Every container with children, grouped by its depth below the root (breadth first).

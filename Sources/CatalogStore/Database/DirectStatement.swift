@@ -2,12 +2,13 @@ import ContentTree
 import GRDB
 import GRDBSQLite
 
-/// A cached statement bound and run through SQLite's C API, for the bulk inserts of a refresh (thousands
-/// of rows per transaction): GRDB's `StatementArguments` box every value, which cost a third of a library
-/// scan's store time. Used only inside a GRDB write transaction, on its connection.
-struct BulkStatement {
+/// A cached statement bound and stepped through SQLite's C API, for the bulk inserts of a refresh
+/// (thousands of rows per transaction: GRDB's `StatementArguments` box every value, which cost a third of a
+/// library scan's store time) and the child page (where binding and cursor set-up were a tenth of a page).
+/// Used only inside a GRDB database access, on its connection.
+struct DirectStatement {
     private let statement: Statement
-    private let handle: SQLiteStatement
+    let handle: SQLiteStatement
     private let connection: SQLiteConnection?
 
     init(_ db: Database, sql: String) throws {
@@ -48,6 +49,21 @@ struct BulkStatement {
         }
         sqlite3_reset(handle)
     }
+
+    /// Steps once: true with a row to read, false when done. Call `reset` after the last row read.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        let message = connection.map { String(cString: sqlite3_errmsg($0)) }
+        sqlite3_reset(handle)
+        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+    }
+
+    func reset() { sqlite3_reset(handle) }
+
+    /// The current row's columns.
+    var columns: ColumnReader { ColumnReader(statement: handle) }
 
     /// Binds the 25 columns of `CatalogSchema.itemColumns` from parameter 1.
     func bindItem(_ item: ContentItem, source: String?, digest: String) {
