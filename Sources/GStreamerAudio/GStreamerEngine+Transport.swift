@@ -161,8 +161,12 @@ extension GStreamerEngine {
     }
 
     func applyRate(_ newRate: Double, waitSeconds: Double) -> Bool {
-        var nanoseconds: gint64 = 0
+        var nanoseconds: gint64 = 0, duration: gint64 = -1
         _ = gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds)
+        _ = gst_element_query_duration(pipeline.playbin, GST_FORMAT_TIME, &duration)
+        // Right after a gapless switch the position can still be the previous item's (its tail is in
+        // the queues); past the new item's end it would seek straight to its end of stream.
+        if duration > 0, nanoseconds >= duration { nanoseconds = 0 }
         return flushingSeek(to: GStreamer.seconds(max(0, nanoseconds)), rate: newRate, waitSeconds: waitSeconds)
     }
 
