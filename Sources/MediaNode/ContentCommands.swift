@@ -128,7 +128,19 @@ extension Node {
         return QueueItem(
             identifier: item.identifier, uri: item.uri ?? "", title: item.title, artist: item.artist,
             albumTitle: item.albumTitle, duration: item.duration, isLiveStream: isLive,
-            containerIdentifier: container, startPosition: start)
+            containerIdentifier: container, startPosition: start, userInfo: Self.nowPlayingUserInfo(item))
+    }
+
+    /// The catalog's now-playing keys a queue item has no field for, under the names
+    /// `NowPlayingMetadata(item:)` reads: without them a stream's tags could not be merged with them, and a
+    /// radio station's genre would vanish.
+    static func nowPlayingUserInfo(_ item: ContentItem) -> [String: String] {
+        let entries: [(String, String?)] = [
+            ("genre", item.genre), ("releaseDate", item.releaseDate), ("composer", item.composer),
+            ("albumTrackNumber", item.trackNumber.map(String.init)), ("albumTrackCount", item.trackCount.map(String.init)),
+            ("discNumber", item.discNumber.map(String.init)), ("discCount", item.discCount.map(String.init)),
+        ]
+        return Dictionary(uniqueKeysWithValues: entries.compactMap { key, value in value.map { (key, $0) } })
     }
 
     /// waitUntilStarted with a deadline; nil when the deadline passed first.

@@ -1,8 +1,4 @@
 import Foundation
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The fault-injecting HTTP server (Tests/Fixtures/fault_http_server.py) in a child process, driven over
 /// its standard input: serve a resource, make the next requests stall, reset, fail, truncate or drip.
@@ -39,32 +35,12 @@ public final class FaultHTTPServer: @unchecked Sendable {
         public var status: Int
     }
 
-    public let port: Int
-    private let process: Process
-    private let input: FileHandle
-    private let output: FileHandle
-    private let lock = Mutex(())
+    public var port: Int { child.port }
+    private let child: FixtureServerProcess
 
     public init() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.scriptPath]
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        self.process = process
-        self.input = stdin.fileHandleForWriting
-        self.output = stdout.fileHandleForReading
-        let first = Self.readLine(output)
-        guard first.hasPrefix("PORT "), let port = Int(first.dropFirst(5)) else {
-            process.terminate()
-            throw AudioFixtureError.toolFailed(command: "fault_http_server.py", status: -1, output: first)
-        }
-        self.port = port
+        child = try FixtureServerProcess(script: Self.scriptPath)
     }
-
-    deinit { stop() }
 
     public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
@@ -96,35 +72,12 @@ public final class FaultHTTPServer: @unchecked Sendable {
         }
     }
 
-    public func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    public func stop() { child.stop() }
 
-    private func send(_ command: [String: Any]) -> [String: Any] {
-        lock.withLock { _ in
-            guard let data = try? JSONSerialization.data(withJSONObject: command) else { return [:] }
-            input.write(data + Data("\n".utf8))
-            let line = Self.readLine(output)
-            return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
-        }
-    }
-
-    private static func readLine(_ handle: FileHandle) -> String {
-        var bytes: [UInt8] = []
-        while true {
-            guard let byte = try? handle.read(upToCount: 1), let first = byte.first else { break }
-            if first == UInt8(ascii: "\n") { break }
-            bytes.append(first)
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    private func send(_ command: [String: Any]) -> [String: Any] { child.send(command) }
 
     /// The script beside this package's tests, or `MEDIANODE_FAULT_SERVER`.
     public static var scriptPath: String {
-        if let path = ProcessInfo.processInfo.environment["MEDIANODE_FAULT_SERVER"] { return path }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/fault_http_server.py").path
+        FixtureServerProcess.scriptPath("fault_http_server.py", environmentKey: "MEDIANODE_FAULT_SERVER")
     }
 }

@@ -18,6 +18,10 @@ struct ContentRig {
     let task: Task<Void, Never>
     let client: TestMQTTClient
     var topics: TopicLayout { node.configuration.topics }
+    /// Where the node's WAV sink renders.
+    var wav: URL { directory.appendingPathComponent("out.wav") }
+    /// The same node seen through the helpers of `RunningNode` (commands, retained topics, events, the WAV).
+    var running: RunningNode { RunningNode(broker: broker, node: node, task: task, client: client, wavURL: wav) }
 
     /// Two albums: Alpha (3 tracks) and Beta (2 tracks), each tone `seconds` long.
     static func makeLibrary(in directory: URL, seconds: Double = 4) throws -> URL {
@@ -34,7 +38,7 @@ struct ContentRig {
     }
 
     static func start(
-        broker: MosquittoBroker? = nil, directory: URL? = nil, withLibrary: Bool = true,
+        broker: MosquittoBroker? = nil, directory: URL? = nil, withLibrary: Bool = true, remoteCatalogs: [String] = [],
         content: ContentSettings = ContentSettings(progressInterval: .milliseconds(500))
     ) async throws -> ContentRig {
         let broker = try broker ?? MosquittoBroker()
@@ -45,6 +49,11 @@ struct ContentRig {
         }
         let database = try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path)
         if withLibrary { _ = await CatalogRefresher(database: database).refresh(LocalFolderProvider(roots: [library])) }
+        for location in remoteCatalogs {
+            let provider = try RemoteCatalogProvider(location: location, fetcher: StandardCatalogFetcher())
+            let report = await CatalogRefresher(database: database).refresh(provider)
+            if case let .failed(message) = report { throw RigSetupError("catalog \(location) did not load: \(message)") }
+        }
         let configuration = NodeConfiguration(
             broker: try BrokerURL(parsing: broker.url), nodeID: "car1", libraries: withLibrary ? [library.path] : [],
             databasePath: directory.appendingPathComponent("catalog.sqlite").path,
@@ -109,4 +118,9 @@ extension JSONValue {
         guard let array = arrayValue, array.indices.contains(index) else { return nil }
         return array[index]
     }
+}
+
+struct RigSetupError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

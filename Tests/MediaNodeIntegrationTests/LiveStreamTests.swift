@@ -1,0 +1,104 @@
+import CatalogStore
+import Foundation
+import MediaJSON
+import MediaNodeTesting
+import Testing
+
+/// A JSON catalog file listing live stations, and the node that plays them, against a real broker and
+/// real GStreamer rendering into a WAV file.
+struct StationRig {
+    let rig: ContentRig
+    /// The catalog identifier of each station, by its id in the catalog.
+    let identifiers: [String: String]
+    var running: RunningNode { rig.running }
+
+    /// One station of the catalog: `fields` are its JSON members beside `id`, `title` and `live`.
+    struct Station {
+        var id: String
+        var title: String
+        var uri: URL
+        var fields: [String: JSONValue] = [:]
+    }
+
+    static func start(_ stations: [Station]) async throws -> StationRig {
+        let directory = try AudioFixtures.makeTemporaryDirectory("stations")
+        let items: [JSONValue] = stations.map { station in
+            var node = station.fields
+            node["id"] = .string(station.id)
+            node["title"] = .string(station.title)
+            node["uri"] = .string(station.uri.absoluteString)
+            node["live"] = true
+            return .object(node)
+        }
+        let document: JSONValue = [
+            "format": "medianode-catalog", "version": 1,
+            "items": [["id": "stations", "title": "Stations", "children": .array(items)]],
+        ]
+        let catalog = directory.appendingPathComponent("stations.json")
+        try Data(document.jsonBytes).write(to: catalog)
+        let source = try RemoteCatalogProvider(location: catalog.path, fetcher: StandardCatalogFetcher()).source
+        let rig = try await ContentRig.start(directory: directory, withLibrary: false, remoteCatalogs: [catalog.path])
+        var identifiers: [String: String] = [:]
+        for station in stations { identifiers[station.id] = "\(source.identifier)/\(station.id)" }
+        return StationRig(rig: rig, identifiers: identifiers)
+    }
+
+    /// Plays a station through the content tree, as a head unit does; returns the reply.
+    func play(_ id: String) async throws -> JSONValue {
+        try await running.send("playItem", #""identifier":"\#(identifiers[id]!)""#)
+    }
+
+    func stop() async { await rig.stop() }
+}
+
+@Suite("Live streams: an endless radio stream over HTTP, played by the node", .serialized)
+struct LiveStreamTests {
+    static let positionCommands = ["changePlaybackPosition", "skipForward", "skipBackward", "seekForward", "seekBackward"]
+
+    @Test("an endless Ogg stream plays as live: isLiveStream, no duration, position commands disabled and refused, audio in the WAV")
+    func endlessOggStreamIsLive() async throws {
+        let server = try RadioStreamServer()
+        defer { server.stop() }
+        let stations = try await StationRig.start([
+            .init(id: "tone", title: "Tone FM", uri: server.url("/tone.ogg"),
+                  fields: ["album": "Tone FM Live", "genre": "Test Tones"]),
+        ])
+        let node = stations.running
+        let identifier = try #require(stations.identifiers["tone"])
+        let reply = try await stations.play("tone")
+        #expect(reply["status"] == "success", "\(reply.jsonString)")
+
+        let nowPlaying = try await node.waitUntil(node.topics.nowPlaying, "the station playing") {
+            $0["state"] == "playing" && $0["identifier"] == .string(identifier)
+        }
+        #expect(nowPlaying["isLiveStream"] == true)
+        #expect(nowPlaying["playbackDuration"] == nil, "\(nowPlaying.jsonString)")
+        #expect(nowPlaying["title"] == "Tone FM" && nowPlaying["albumTitle"] == "Tone FM Live")
+        #expect(nowPlaying["genre"] == "Test Tones", "the catalog's genre is lost: \(nowPlaying.jsonString)")
+
+        let commands = try await node.waitUntil(node.topics.commands, "position commands disabled") { document in
+            Self.positionCommands.allSatisfy { document[$0]?["enabled"] == false }
+        }
+        #expect(commands["pause"]?["enabled"] == true && commands["nextTrack"] != nil)
+        for (command, fields) in [
+            ("changePlaybackPosition", #""positionTime":5"#), ("skipForward", ""), ("skipBackward", #""interval":5"#),
+            ("seekForward", #""type":"beginSeeking""#),
+        ] {
+            let answer = try await node.send(command, fields)
+            #expect(answer["status"] == "commandFailed" && answer["code"] == 200, "\(command): \(answer.jsonString)")
+        }
+
+        // The stream really is heard, for longer than any buffer could hold, and nothing ended or failed.
+        let rendered = try await node.waitForAudio(atLeast: 5, timeout: 20)
+        let tone = try node.tone(from: rendered - 1.5, length: 1)
+        #expect(isNear(tone, 440, within: 0.03), "rendered tone \(tone ?? 0) Hz")
+        let wav = try node.wav()
+        #expect(wav.rms(from: rendered - 1.5, length: 1) > 0.1)
+        #expect(wav.longestSilence(from: 0.5, length: rendered - 1) < 0.1, "the stream ran dry while playing")
+        let events = await node.events()
+        #expect(!events.contains { $0["type"] == "trackEnded" || $0["type"] == "error" }, "\(events.map(\.jsonString))")
+        let latest = try #require(await node.nowPlaying)
+        #expect(latest["state"] == "playing" && latest["playbackDuration"] == nil && latest["isLiveStream"] == true)
+        await stations.stop()
+    }
+}
