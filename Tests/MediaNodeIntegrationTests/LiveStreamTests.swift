@@ -101,4 +101,52 @@ struct LiveStreamTests {
         #expect(latest["state"] == "playing" && latest["playbackDuration"] == nil && latest["isLiveStream"] == true)
         await stations.stop()
     }
+
+    @Test("ICY StreamTitle changes update title and artist live, without a track change; the catalog fills what the stream lacks")
+    func icyStreamTitle() async throws {
+        let server = try RadioStreamServer()
+        defer { server.stop() }
+        server.setStreamTitle("First Band - First Song")
+        // ICY metadata is what MP3 radio carries (an Ogg stream names its songs in its own comments).
+        let stations = try await StationRig.start([
+            .init(id: "talk", title: "Talk FM", uri: server.url("/talk.mp3"),
+                  fields: ["album": "Talk FM Live", "genre": "Talk", "releaseDate": "2024"]),
+        ])
+        let node = stations.running
+        let identifier = try #require(stations.identifiers["talk"])
+        let reply = try await stations.play("talk")
+        #expect(reply["status"] == "success", "\(reply.jsonString)")
+
+        let first = try await node.waitUntil(node.topics.nowPlaying, "the first StreamTitle", timeout: 20) {
+            $0["title"] == "First Song"
+        }
+        #expect(first["artist"] == "First Band" && first["identifier"] == .string(identifier))
+        #expect(first["albumTitle"] == "Talk FM Live" && first["genre"] == "Talk" && first["releaseDate"] == "2024")
+        #expect(first["isLiveStream"] == true && first["playbackDuration"] == nil)
+
+        server.setStreamTitle("Second Band - Second Song")
+        let second = try await node.waitUntil(node.topics.nowPlaying, "the second StreamTitle", timeout: 20) {
+            $0["title"] == "Second Song"
+        }
+        #expect(second["artist"] == "Second Band" && second["state"] == "playing")
+        #expect(second["identifier"] == .string(identifier) && second["playbackQueueIndex"] == 0)
+        #expect(second["albumTitle"] == "Talk FM Live" && second["genre"] == "Talk")
+
+        // A title without "Artist - " is all title; the previous artist does not linger.
+        server.setStreamTitle("Station jingle")
+        let jingle = try await node.waitUntil(node.topics.nowPlaying, "a StreamTitle without an artist", timeout: 20) {
+            $0["title"] == "Station jingle"
+        }
+        #expect(jingle["artist"] == nil, "\(jingle.jsonString)")
+
+        let events = await node.events()
+        #expect(events.filter { $0["type"] == "trackStarted" }.count == 1, "\(events.map(\.jsonString))")
+        #expect(!events.contains { $0["type"] == "trackEnded" || $0["type"] == "error" }, "\(events.map(\.jsonString))")
+        let request = try #require(server.requests().first)
+        #expect(request.icy, "the node did not ask for ICY metadata: \(request.headers)")
+        let rendered = node.renderedSeconds()
+        let tone = try node.tone(from: rendered - 1.5, length: 1)
+        #expect(rendered > 3 && isNear(tone, 440, within: 0.03), "\(rendered) s rendered, tone \(tone ?? 0) Hz")
+        await stations.stop()
+    }
 }
