@@ -153,7 +153,7 @@ let package = Package(
             name: "MediaNodeIntegrationTests",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "ContentTree",
-                "CatalogStore", "GStreamerAudio", "Playback",
+                "CatalogStore", "GStreamerAudio", "Playback", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -2,9 +2,6 @@ import Artwork
 import CatalogStore
 import ContentTree
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import Playback
 
@@ -15,46 +12,57 @@ struct ArtworkResolver: Sendable {
     let catalog: (any ContentCatalog)?
     let processor: ArtworkProcessor
     let logger: Logger
-    /// Seconds before an artwork download gives up.
-    var downloadTimeout: Double = 8
-    /// Larger downloads are refused: a cover is never this big, a misconfigured URL may be.
-    var maximumDownload = 10 * 1024 * 1024
+    /// The node's one HTTP client for artwork: it gives up on a server that stalls before answering or
+    /// between bytes, and on a body over its cap, whatever the server does.
+    let fetcher: any CatalogFetcher
+    /// Seconds before an artwork download gives up, from the request to the last byte.
+    let downloadTimeout: Duration
+    /// Larger downloads are refused while they arrive: a cover is never this big, a misconfigured URL may be.
+    static let maximumDownload = 10 * 1024 * 1024
+
+    init(catalog: (any ContentCatalog)?, processor: ArtworkProcessor, logger: Logger,
+         downloadTimeout: Duration = .seconds(8)) {
+        self.catalog = catalog
+        self.processor = processor
+        self.logger = logger
+        self.downloadTimeout = downloadTimeout
+        fetcher = HTTPCatalogFetcher(limits: HTTPFetchLimits(
+            connectTimeout: downloadTimeout, idleTimeout: downloadTimeout, maxBodyBytes: Self.maximumDownload))
+    }
 
     /// Where a picture came from; an embedded one outranks the others.
-    enum Source: Equatable, Sendable {
+    enum Source: String, Equatable, Sendable {
         case embedded, catalog, folder, download
     }
 
+    /// A candidate picture: where it came from, and what to say about it in the log.
+    typealias Candidate = (source: Source, origin: String, load: @Sendable () async -> [UInt8]?)
+
     /// The picture for `item`, processed, or nil if it has none or none could be read.
     func resolve(_ item: QueueItem, tags: StreamTags) async -> (ProcessedArtwork, Source)? {
-        for (source, load) in candidates(item, tags: tags) {
-            guard let bytes = await load() else { continue }
+        for candidate in await candidates(item, tags: tags) {
+            guard let bytes = await candidate.load() else { continue }
             do {
                 let processed = try await processOffPool(bytes)
-                return (processed, source)
+                return (processed, candidate.source)
             } catch {
-                logger.warning("artwork of \(item.identifier) from \(source) is unusable: \(error)")
+                logger.warning("artwork of \(item.identifier) from \(candidate.origin) is unusable: \(error)")
             }
         }
         return nil
     }
 
-    private func candidates(_ item: QueueItem, tags: StreamTags) -> [(Source, @Sendable () async -> [UInt8]?)] {
-        var list: [(Source, @Sendable () async -> [UInt8]?)] = []
-        if let image = tags.image, !image.isEmpty { list.append((.embedded, { image })) }
-        let catalog = self.catalog
-        let identifier = item.identifier
-        list.append((.catalog, {
-            guard let database = catalog as? CatalogDatabase,
-                  let key = try? await database.item(identifier: identifier)?.artworkKey,
-                  let blob = try? await database.artwork(key: key)
-            else { return nil }
-            return [UInt8](blob.data)
-        }))
+    private func candidates(_ item: QueueItem, tags: StreamTags) async -> [Candidate] {
+        var list: [Candidate] = []
+        if let image = tags.image, !image.isEmpty { list.append((.embedded, "the stream's tags", { image })) }
+        let stored = try? await catalog?.item(identifier: item.identifier)
+        if let database = catalog as? CatalogDatabase, let key = stored?.artworkKey {
+            list.append((.catalog, "the catalog cache", { try? await database.artwork(key: key).map { [UInt8]($0.data) } }))
+        }
         if !item.uri.contains("://") || item.uri.hasPrefix("file://") {
             let path = item.uri.hasPrefix("file://") ? (URL(string: item.uri)?.path ?? item.uri) : item.uri
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            list.append((.folder, {
+            list.append((.folder, "the folder \(directory.path)", {
                 for name in ["cover.jpg", "folder.jpg", "cover.png", "folder.png", "Cover.jpg", "Folder.jpg"] {
                     if let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) {
                         return [UInt8](data)
@@ -63,14 +71,9 @@ struct ArtworkResolver: Sendable {
                 return nil
             }))
         }
-        let timeout = downloadTimeout
-        let limit = maximumDownload
-        let logger = self.logger
-        list.append((.download, {
-            guard let url = try? await catalog?.item(identifier: identifier)?.artworkURL.flatMap(URL.init(string:))
-            else { return nil }
-            return await Self.download(url, timeout: timeout, limit: limit, logger: logger)
-        }))
+        if let location = stored?.artworkURL, let url = URL(string: location) {
+            list.append((.download, location, { await download(url, for: item.identifier) }))
+        }
         return list
     }
 
@@ -83,28 +86,22 @@ struct ArtworkResolver: Sendable {
         }
     }
 
-    static func download(_ url: URL, timeout: Double, limit: Int, logger: Logger) async -> [UInt8]? {
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.setValue("image/*", forHTTPHeaderField: "Accept")
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
+    /// The bytes at `url`, or nil after one clear log line saying why not.
+    func download(_ url: URL, for identifier: String) async -> [UInt8]? {
         do {
-            let (data, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else {
-                logger.warning("artwork \(url) answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+            let response = try await fetcher.fetch(FetchRequest(
+                url: url, headers: ["Accept": "image/*"], timeout: downloadTimeout, maxBodyBytes: Self.maximumDownload))
+            guard (200..<300).contains(response.status), !response.body.isEmpty else {
+                let empty = (200..<300).contains(response.status) ? " with an empty body" : ""
+                logger.warning("artwork of \(identifier) not fetched from \(url): HTTP \(response.status)\(empty)")
                 return nil
             }
-            guard data.count <= limit else {
-                logger.warning("artwork \(url) is \(data.count) bytes, over the \(limit) limit")
-                return nil
-            }
-            return [UInt8](data)
+            return [UInt8](response.body)
+        } catch RefreshError.timedOut {
+            logger.warning("artwork of \(identifier) not fetched from \(url): no answer within \(downloadTimeout)")
         } catch {
-            logger.warning("artwork \(url) not fetched: \(error.localizedDescription)")
-            return nil
+            logger.warning("artwork of \(identifier) not fetched from \(url): \(error)")
         }
+        return nil
     }
 }

@@ -44,7 +44,8 @@ public final class Node: Sendable {
         self.feedback = FeedbackBook(catalog: catalog, logger: logger)
         self.nowPlaying = NowPlayingPublisher(
             resolver: ArtworkResolver(
-                catalog: catalog, processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), logger: logger),
+                catalog: catalog, processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), logger: logger,
+                downloadTimeout: configuration.artworkTimeout),
             retained: retained, topics: configuration.topics, logger: logger)
         self.startedAt = Date()
         self.playback = engine.map { PlaybackController(engine: $0) }

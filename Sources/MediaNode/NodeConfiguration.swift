@@ -18,6 +18,8 @@ public struct NodeConfiguration: Sendable {
     public var keepAlive: Int
     /// Largest side of published artwork, in pixels.
     public var artworkSize: Int
+    /// How long an artwork download may take before it is given up (now playing never waits for it).
+    public var artworkTimeout: Duration
     /// The content tree: published depth, page size, progress interval, playItem timeout.
     public var content: ContentSettings
 
@@ -26,7 +28,8 @@ public struct NodeConfiguration: Sendable {
         protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSConfiguration = .init(), libraries: [String] = [],
         catalogs: [String] = [], databasePath: String, audioSink: String = "auto",
         maximumPayload: Int = CommandRequest.defaultMaximumPayload, capabilities: CommandCapabilities = .init(),
-        keepAlive: Int = 30, artworkSize: Int = 600, content: ContentSettings = .init()
+        keepAlive: Int = 30, artworkSize: Int = 600, artworkTimeout: Duration = .seconds(8),
+        content: ContentSettings = .init()
     ) {
         self.broker = broker
         self.nodeID = nodeID
@@ -41,6 +44,7 @@ public struct NodeConfiguration: Sendable {
         self.capabilities = capabilities
         self.keepAlive = keepAlive
         self.artworkSize = artworkSize
+        self.artworkTimeout = artworkTimeout
         self.content = content
     }
 

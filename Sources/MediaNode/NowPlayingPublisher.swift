@@ -14,6 +14,11 @@ actor NowPlayingPublisher {
     private var snapshot: PlaybackSnapshot?
     private var artwork: [String: (NowPlayingArtwork, ArtworkResolver.Source)] = [:]
     private var resolving: Set<String> = []
+    /// Whether each item's last search had an embedded picture to look at. Searched once per play: a URL
+    /// that fails is not fetched again on every snapshot, only when the item plays again, or when an
+    /// embedded picture arrives after a search without one.
+    private var searched: [String: Bool] = [:]
+    private var current: String?
     /// The identifier path of each item seen, as the content tree named it when the item played.
     private var identifierPaths: [String: [String]] = [:]
     private let resolver: ArtworkResolver
@@ -36,14 +41,21 @@ actor NowPlayingPublisher {
             identifierPaths[identifier] = nowPlayingIdentifiers
         }
         publishCurrent()
-        guard let item = snapshot.item else { return }
-        let known = artwork[item.identifier]?.1
-        let embeddedArrived = snapshot.tags.image != nil && known != .embedded
-        if (known == nil || embeddedArrived) && !resolving.contains(item.identifier) {
-            resolving.insert(item.identifier)
-            let tags = snapshot.tags
-            Task { await self.resolveArtwork(for: item, tags: tags) }
+        let identifier = snapshot.item?.identifier
+        if identifier != current {
+            // The item that stops playing is searched again next time, unless its picture was found.
+            if let previous = current, artwork[previous] == nil { searched[previous] = nil }
+            current = identifier
         }
+        guard let item = snapshot.item, !resolving.contains(item.identifier) else { return }
+        let hasEmbedded = snapshot.tags.image != nil
+        let lastSearch = searched[item.identifier]
+        guard lastSearch == nil || (hasEmbedded && lastSearch == false) else { return }
+        searched[item.identifier] = hasEmbedded
+        if searched.count > 1024 { searched.removeValue(forKey: searched.keys.first { $0 != item.identifier }!) }
+        resolving.insert(item.identifier)
+        let tags = snapshot.tags
+        Task { await self.resolveArtwork(for: item, tags: tags) }
     }
 
     private func publishCurrent() {

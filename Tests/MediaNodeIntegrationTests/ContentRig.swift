@@ -2,6 +2,7 @@ import CatalogStore
 import ContentTree
 import Foundation
 import GStreamerAudio
+import Logging
 import MQTTTransport
 import MediaJSON
 import MediaNode
@@ -39,7 +40,8 @@ struct ContentRig {
 
     static func start(
         broker: MosquittoBroker? = nil, directory: URL? = nil, withLibrary: Bool = true, remoteCatalogs: [String] = [],
-        content: ContentSettings = ContentSettings(progressInterval: .milliseconds(500))
+        content: ContentSettings = ContentSettings(progressInterval: .milliseconds(500)),
+        artworkTimeout: Duration = .seconds(8), logger: Logger = Logger(label: "medianode")
     ) async throws -> ContentRig {
         let broker = try broker ?? MosquittoBroker()
         let directory = try directory ?? AudioFixtures.makeTemporaryDirectory("content")
@@ -57,12 +59,13 @@ struct ContentRig {
         let configuration = NodeConfiguration(
             broker: try BrokerURL(parsing: broker.url), nodeID: "car1", libraries: withLibrary ? [library.path] : [],
             databasePath: directory.appendingPathComponent("catalog.sqlite").path,
-            audioSink: "wav:" + directory.appendingPathComponent("out.wav").path, content: content)
+            audioSink: "wav:" + directory.appendingPathComponent("out.wav").path, artworkTimeout: artworkTimeout,
+            content: content)
         var mqtt = configuration.mqttConfiguration
         mqtt.reconnectDelay = (0, 1)
         let engine = try GStreamerEngine(sink: configuration.audioSink)
         let node = Node(configuration: configuration, transport: try MQTTClient(configuration: mqtt), engine: engine,
-                        catalog: database)
+                        catalog: database, logger: logger)
         let client = try TestMQTTClient(brokerURL: broker.url)
         try await client.connect()
         try await client.subscribeAndSettle("\(configuration.prefix)/#")

@@ -4,53 +4,6 @@ import MediaJSON
 import MediaNodeTesting
 import Testing
 
-/// A JSON catalog file listing live stations, and the node that plays them, against a real broker and
-/// real GStreamer rendering into a WAV file.
-struct StationRig {
-    let rig: ContentRig
-    /// The catalog identifier of each station, by its id in the catalog.
-    let identifiers: [String: String]
-    var running: RunningNode { rig.running }
-
-    /// One station of the catalog: `fields` are its JSON members beside `id`, `title` and `live`.
-    struct Station {
-        var id: String
-        var title: String
-        var uri: URL
-        var fields: [String: JSONValue] = [:]
-    }
-
-    static func start(_ stations: [Station]) async throws -> StationRig {
-        let directory = try AudioFixtures.makeTemporaryDirectory("stations")
-        let items: [JSONValue] = stations.map { station in
-            var node = station.fields
-            node["id"] = .string(station.id)
-            node["title"] = .string(station.title)
-            node["uri"] = .string(station.uri.absoluteString)
-            node["live"] = true
-            return .object(node)
-        }
-        let document: JSONValue = [
-            "format": "medianode-catalog", "version": 1,
-            "items": [["id": "stations", "title": "Stations", "children": .array(items)]],
-        ]
-        let catalog = directory.appendingPathComponent("stations.json")
-        try Data(document.jsonBytes).write(to: catalog)
-        let source = try RemoteCatalogProvider(location: catalog.path, fetcher: StandardCatalogFetcher()).source
-        let rig = try await ContentRig.start(directory: directory, withLibrary: false, remoteCatalogs: [catalog.path])
-        var identifiers: [String: String] = [:]
-        for station in stations { identifiers[station.id] = "\(source.identifier)/\(station.id)" }
-        return StationRig(rig: rig, identifiers: identifiers)
-    }
-
-    /// Plays a station through the content tree, as a head unit does; returns the reply.
-    func play(_ id: String) async throws -> JSONValue {
-        try await running.send("playItem", #""identifier":"\#(identifiers[id]!)""#)
-    }
-
-    func stop() async { await rig.stop() }
-}
-
 @Suite("Live streams: an endless radio stream over HTTP, played by the node", .serialized)
 struct LiveStreamTests {
     static let positionCommands = ["changePlaybackPosition", "skipForward", "skipBackward", "seekForward", "seekBackward"]
@@ -59,8 +12,8 @@ struct LiveStreamTests {
     func endlessOggStreamIsLive() async throws {
         let server = try RadioStreamServer()
         defer { server.stop() }
-        let stations = try await StationRig.start([
-            .init(id: "tone", title: "Tone FM", uri: server.url("/tone.ogg"),
+        let stations = try await CatalogFileRig.start([
+            .init(id: "tone", title: "Tone FM", live: true, uri: server.url("/tone.ogg"),
                   fields: ["album": "Tone FM Live", "genre": "Test Tones"]),
         ])
         let node = stations.running
@@ -108,8 +61,8 @@ struct LiveStreamTests {
         defer { server.stop() }
         server.setStreamTitle("First Band - First Song")
         // ICY metadata is what MP3 radio carries (an Ogg stream names its songs in its own comments).
-        let stations = try await StationRig.start([
-            .init(id: "talk", title: "Talk FM", uri: server.url("/talk.mp3"),
+        let stations = try await CatalogFileRig.start([
+            .init(id: "talk", title: "Talk FM", live: true, uri: server.url("/talk.mp3"),
                   fields: ["album": "Talk FM Live", "genre": "Talk", "releaseDate": "2024"]),
         ])
         let node = stations.running
