@@ -2,26 +2,63 @@ import CGStreamer
 import Logging
 import Playback
 
-/// The element playbin renders into, built from an `AudioSinkDescription`.
+/// The element playbin renders into, built from an `AudioSinkDescription`: the output, with the engine's
+/// volume element right in front of it.
 ///
-/// Ownership: `element` is a strong (non-floating) reference owned by this value's holder, who unrefs it
-/// after the pipeline reached NULL. The engine keeps it to tell output errors (`.device`) from item errors.
+/// Ownership: `element` and `volume` are strong (non-floating) references owned by this value's holder, who
+/// unrefs them after the pipeline reached NULL. The engine keeps `element` to tell output errors (`.device`)
+/// from item errors.
 struct AudioSink {
     let element: UnsafeMutablePointer<GstElement>
+    /// The volume (ducking) control, inside `element`.
+    let volume: UnsafeMutablePointer<GstElement>
     /// Set for `wav:` sinks, so the engine can close the file on shutdown.
     let wavWriter: WAVFileWriter?
 
     static func make(_ description: AudioSinkDescription, logger: Logger) throws(AudioError) -> AudioSink {
+        let output: UnsafeMutablePointer<GstElement>
+        var writer: WAVFileWriter?
         switch description {
         case .fake:
-            return AudioSink(element: try realTimeFakeSink(), wavWriter: nil)
+            output = try realTimeFakeSink()
         case .automatic:
-            return AudioSink(element: try automaticSink(logger: logger), wavWriter: nil)
+            output = try automaticSink(logger: logger)
         case .wav(let path):
-            return try wavSink(path: path)
+            (output, writer) = try wavSink(path: path)
         case .pipeline(let text):
-            return AudioSink(element: try parseBin(text), wavWriter: nil)
+            output = try parseBin(text)
         }
+        let (bin, volume) = try withVolume(output)
+        return AudioSink(element: bin, volume: volume, wavWriter: writer)
+    }
+
+    /// Puts a volume element right in front of `output`, in one bin. Behind playsink's audio queue, which
+    /// holds about a second of decoded audio, a change of volume (ducking) is heard at once; in front of
+    /// it (as playbin's audio filter or soft volume) it was heard a queue's length later. Takes over the
+    /// caller's reference to `output`.
+    private static func withVolume(_ output: UnsafeMutablePointer<GstElement>) throws(AudioError)
+        -> (bin: UnsafeMutablePointer<GstElement>, volume: UnsafeMutablePointer<GstElement>) {
+        defer { mn_object_unref(output) }  // from here on the bin holds it
+        let volume = try makeElement("volume")
+        guard let bin = gst_bin_new("medianode-output") else {
+            mn_object_unref(volume)
+            throw AudioError(.engine, "cannot create the output bin")
+        }
+        gst_object_ref_sink(bin)
+        // Neither element is floating, so the bin takes references of its own.
+        gst_bin_add(gcast(bin), volume)
+        gst_bin_add(gcast(bin), output)
+        let target = gst_element_get_static_pad(volume, "sink")
+        let linked = gst_element_link(volume, output) != 0
+        if let target, linked, let ghost = gst_ghost_pad_new("sink", target) {
+            gst_element_add_pad(bin, ghost)
+            mn_object_unref(target)
+            return (bin, volume)
+        }
+        if let target { mn_object_unref(target) }
+        mn_object_unref(volume)
+        mn_object_unref(bin)
+        throw AudioError(.engine, "the audio output accepts no raw audio from a volume element")
     }
 
     // MARK: - Kinds of sink
@@ -55,7 +92,7 @@ struct AudioSink {
 
     /// Converts whatever playbin produces to the WAV's one format and hands each rendered buffer to Swift.
     /// The fakesink's `sync=true` means a buffer is handed over when it is played, not when it is decoded.
-    private static func wavSink(path: String) throws(AudioError) -> AudioSink {
+    private static func wavSink(path: String) throws(AudioError) -> (UnsafeMutablePointer<GstElement>, WAVFileWriter) {
         let writer = try WAVFileWriter(path: path)
         let caps = "audio/x-raw,format=S16LE,layout=interleaved,rate=\(WAVFileWriter.sampleRate),"
             + "channels=\(WAVFileWriter.channels)"
@@ -69,7 +106,7 @@ struct AudioSink {
         defer { mn_object_unref(fakesink) }
         let context = Unmanaged.passRetained(writer).toOpaque()
         mn_signal_connect(fakesink, "handoff", unsafeBitCast(wavHandoff, to: GCallback.self), context, releaseWriter)
-        return AudioSink(element: bin, wavWriter: writer)
+        return (bin, writer)
     }
 
     // MARK: - Helpers

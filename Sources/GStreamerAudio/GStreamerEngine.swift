@@ -77,7 +77,7 @@ final class Pipeline {
     let playbin: UnsafeMutablePointer<GstElement>
     let bus: UnsafeMutablePointer<GstBus>
     let sink: AudioSink
-    /// Our own volume element (a strong reference); see `init`.
+    /// Our own volume element (a strong reference), at the output end: see `AudioSink`.
     let volume: UnsafeMutablePointer<GstElement>?
     let shared = EngineShared()
     let busReader: BusReader
@@ -92,18 +92,19 @@ final class Pipeline {
         let filter: UnsafeMutablePointer<GstElement>
         do {
             playbin = try AudioSink.makeElement("playbin")
-            // scaletempo keeps the pitch when the rate changes. The volume element is ours rather than
-            // playsink's soft volume: playsink makes a new one for every item and never frees the old
-            // one (GStreamer 1.22), which leaks about 4 KiB per item.
-            filter = try AudioSink.parseBin("scaletempo ! volume name=volume")
+            // scaletempo keeps the pitch when the rate changes. The volume element is ours, in the sink,
+            // rather than playsink's soft volume: playsink makes a new one for every item and never frees
+            // the old one (GStreamer 1.22), which leaks about 4 KiB per item, and puts it ahead of its queue.
+            filter = try AudioSink.makeElement("scaletempo")
         } catch {
             mn_object_unref(sink.element)
+            mn_object_unref(sink.volume)
             throw error
         }
         self.playbin = playbin
         self.logger = logger
         self.continuation = continuation
-        volume = gst_bin_get_by_name(gcast(filter), "volume")
+        volume = sink.volume
         mn_object_set_object(playbin, "audio-sink", sink.element)
         mn_object_set_object(playbin, "audio-filter", filter)
         mn_object_unref(filter)

@@ -131,3 +131,16 @@ extension WAVFile {
         return Double(longest) / Double(sampleRate)
     }
 }
+
+extension WAVFile {
+    /// The start of the first `window`-long stretch from `start` on whose level satisfies `matches`, with the
+    /// stretch after it satisfying it too (so one odd window is not taken for a change of level).
+    public func firstWindow(from start: Double, window: Double = 0.01, where matches: (Double) -> Bool) -> Double? {
+        var time = max(0, start)
+        while time + 2 * window <= duration {
+            if matches(rms(from: time, length: window)), matches(rms(from: time + window, length: window)) { return time }
+            time += window
+        }
+        return nil
+    }
+}

@@ -48,6 +48,12 @@ struct PlayingNode {
         return try JSONValue(parsing: message.payload)
     }
 
+    /// Seconds rendered so far, from the WAV's size alone: quick enough to take right around a request.
+    func renderedSecondsBySize() -> Double {
+        let size = (try? FileManager.default.attributesOfItem(atPath: wav.path)[.size] as? Int) ?? 44
+        return Double(max(0, size - 44)) / (44_100 * 4)
+    }
+
     func nowPlayingDocuments() async -> [JSONValue] {
         await client.messages(on: topics.nowPlaying).compactMap { try? JSONValue(parsing: $0.payload) }
     }
@@ -170,19 +176,32 @@ struct NowPlayingTests {
         await running.stop()
     }
 
-    @Test("a ducking interruption keeps playing, quieter")
+    @Test("a ducking interruption is heard quieter within 0.3 s of its reply, keeps playing, and its end restores the level as fast")
     func duckingInterruption() async throws {
         let running = try await PlayingNode.start(tracks: [ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 12, title: "Duck")])
         #expect(try await running.command("play")["status"] == "success")
         try await Task.sleep(for: .seconds(1.5))
         let loud = try WAVFile(contentsOf: running.wav)
         let loudLevel = loud.rms(from: max(0, loud.duration - 0.5), length: 0.4)
+        // What had been rendered when the request went out: audio after it is what a listener hears next.
+        let sentAt = running.renderedSecondsBySize()
         #expect(try await running.command("interrupt", #"{"type":"begin","duck":true}"#)["status"] == "success")
+        let repliedAt = running.renderedSecondsBySize()
         try await Task.sleep(for: .seconds(1.5))
-        let ducked = try WAVFile(contentsOf: running.wav)
-        let duckedLevel = ducked.rms(from: ducked.duration - 0.5, length: 0.4)
-        #expect(ducked.duration > loud.duration + 1, "playback did not continue while ducked")
-        #expect(duckedLevel < loudLevel * 0.5, "ducked level \(duckedLevel) vs \(loudLevel)")
+        let endSentAt = running.renderedSecondsBySize()
+        #expect(try await running.command("interrupt", #"{"type":"end"}"#)["status"] == "success")
+        let endRepliedAt = running.renderedSecondsBySize()
+        try await Task.sleep(for: .seconds(1.5))
+        let wav = try WAVFile(contentsOf: running.wav)
+        #expect(wav.duration > endSentAt + 1, "playback did not continue")
+        let ducked = try #require(wav.firstWindow(from: sentAt - 0.2) { $0 < loudLevel * 0.5 }, "never quieter")
+        let restored = try #require(wav.firstWindow(from: endSentAt - 0.2) { $0 > loudLevel * 0.8 }, "never loud again")
+        let duckedLevel = wav.rms(from: ducked + 0.1, length: 0.4)
+        #expect(duckedLevel < loudLevel * 0.3, "ducked level \(duckedLevel) vs \(loudLevel)")
+        // Measured from the reply, so the time the command took to arrive is not counted against the engine.
+        print("duck: sent \(sentAt) replied \(repliedAt) quieter at \(ducked); end sent \(endSentAt) replied \(endRepliedAt) loud at \(restored)")
+        #expect(ducked - repliedAt < 0.3, "the duck was heard \(ducked - repliedAt) s after the reply")
+        #expect(restored - endRepliedAt < 0.3, "the end was heard \(restored - endRepliedAt) s after the reply")
         await running.stop()
     }
 }
