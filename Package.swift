@@ -112,8 +112,7 @@ let package = Package(
             name: "medianode-bench",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
-                "MediaJSON",
-                "CGStreamer", .product(name: "GRDB", package: "GRDB.swift"),
+                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -1,8 +1,8 @@
 import CGStreamer
 import Foundation
 
-/// GStreamer's own floor: a bare playbin with the engine's filter (scaletempo ! volume) and the same
-/// conversion the `wav:` sink does, rendering into a real-time fakesink whose handoff feeds a probe.
+/// GStreamer's own floor: a bare playbin with the engine's filter (scaletempo) and the same output the
+/// `wav:` sink has (volume, conversion), rendering into a real-time fakesink whose handoff feeds a probe.
 /// No actor, no controller, no MQTT: the operations are called directly on the calling thread.
 ///
 /// Threading: used from one thread at a time (the measuring thread), hence `@unchecked Sendable`.
@@ -16,9 +16,9 @@ final class BarePlaybin: @unchecked Sendable {
         gst_object_ref_sink(element)
         playbin = element
         let caps = "audio/x-raw,format=S16LE,layout=interleaved,rate=44100,channels=2"
-        let sink = try Self.bin("audioconvert ! audioresample ! capsfilter caps=\"\(caps)\" ! "
+        let sink = try Self.bin("volume ! audioconvert ! audioresample ! capsfilter caps=\"\(caps)\" ! "
             + "fakesink name=out sync=true signal-handoffs=true enable-last-sample=false")
-        let filter = try Self.bin("scaletempo ! volume")
+        let filter = try Self.bin("scaletempo")
         let fakesink = gst_bin_get_by_name(UnsafeMutableRawPointer(sink).assumingMemoryBound(to: GstBin.self), "out")!
         let context = Unmanaged.passRetained(probe).toOpaque()
         mn_signal_connect(fakesink, "handoff", unsafeBitCast(probeHandoff, to: GCallback.self), context, releaseProbe)

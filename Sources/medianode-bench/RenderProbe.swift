@@ -1,13 +1,19 @@
 import Foundation
 import Synchronization
 
+/// Something that looks at each stretch of rendered 16-bit samples as it appears.
+protocol RenderObserver: Sendable {
+    /// Called on one producer thread (GStreamer's streaming thread, or the WAV poller).
+    func observe(_ bytes: UnsafeRawBufferPointer)
+}
+
 /// Watches rendered audio, wherever it comes from (a bare playbin's handoff, or the node's WAV file
 /// as it grows), and records when buffers arrive, so a measurement can ask "when did the first buffer
 /// after t0 come", "when did the first audible buffer come" and "when did the output go quiet".
 ///
 /// Threading: `observe` is called on one producer thread (GStreamer's streaming thread, or the WAV
 /// poller); the measuring thread reads the atomics.
-final class RenderProbe: Sendable {
+final class RenderProbe: RenderObserver {
     /// Monotonic nanoseconds of the latest buffer, and of the latest buffer with a tone in it.
     private let lastBufferTime = Atomic<Int64>(0)
     private let lastLoudTime = Atomic<Int64>(0)
@@ -46,11 +52,11 @@ final class RenderProbe: Sendable {
 /// each appended stretch of samples to a probe. Polls every 50 µs on a thread of its own.
 final class WAVPoller: @unchecked Sendable {
     private let descriptor: Int32
-    private let probe: RenderProbe
+    private let probe: any RenderObserver
     private let running = Atomic<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(path: String, probe: RenderProbe) throws {
+    init(path: String, probe: any RenderObserver) throws {
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw POSIXError(.ENOENT) }
         self.probe = probe
