@@ -153,19 +153,27 @@ private let releaseShared: @convention(c) (gpointer?, UnsafeMutablePointer<GClos
 /// Notes when the output goes from silence to a tone: the moment a tone track starts being heard.
 final class ToneStartProbe: RenderObserver {
     private struct State {
-        var lastLoud: Int64 = 0
+        /// Silent samples seen since the last loud stretch.
+        var silentSamples = 0
         var starts: [Int64] = []
     }
     private let state = Mutex(State())
+    /// A tone after at least this much silence (50 ms) is a new tone track. Silence, not time: a stall of
+    /// the streaming thread under load delivers nothing for a while, which is no new track.
+    private static let silenceBeforeStart = 2205
 
     func observe(_ bytes: UnsafeRawBufferPointer) {
         let now = monotonicNanoseconds()
+        let samples = bytes.bindMemory(to: Int16.self)
         // A half-volume tone peaks near 16,000; the silent tracks are exactly 0.
-        guard bytes.bindMemory(to: Int16.self).contains(where: { abs(Int32($0)) > 2000 }) else { return }
+        let loud = samples.contains { abs(Int32($0)) > 2000 }
         state.withLock { state in
-            // A tone after at least 0.1 s of silence is a new tone track, not a quiet stretch of the same one.
-            if now - state.lastLoud > 100_000_000 { state.starts.append(now) }
-            state.lastLoud = now
+            guard loud else {
+                state.silentSamples += samples.count / 2
+                return
+            }
+            if state.silentSamples >= Self.silenceBeforeStart { state.starts.append(now) }
+            state.silentSamples = 0
         }
     }
 

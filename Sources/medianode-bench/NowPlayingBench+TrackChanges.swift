@@ -79,7 +79,8 @@ struct TrackChangeRig: Sendable {
             }
         }
         if heard.count != count || floorHeard.count != count {
-            print("warning: heard \(heard.count) tone starts from the node and \(floorHeard.count) from the floor, of \(count)")
+            print("warning: heard \(heard.count) tone starts from the node and \(floorHeard.count) from the floor, of \(count);"
+                + " the pairs below are not to be trusted")
         }
         return result
     }
