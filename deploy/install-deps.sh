@@ -12,6 +12,8 @@ packages=(
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-tools
   # Tags of local files without decoding them (TagLib's C API)
   libtag1-dev libtagc0-dev
+  # Test fixtures: pictures embedded in generated Ogg files
+  vorbis-tools
   # Artwork: decode, scale and re-encode cover pictures
   libgdk-pixbuf-2.0-dev
   # The fault-injecting HTTP server of the catalog tests

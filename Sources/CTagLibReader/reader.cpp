@@ -13,8 +13,11 @@
 #include <taglib/fileref.h>
 #include <taglib/tag.h>
 #include <taglib/tiostream.h>
+#include <taglib/attachedpictureframe.h>
 #include <taglib/flacfile.h>
+#include <taglib/flacpicture.h>
 #include <taglib/id3v2tag.h>
+#include <taglib/mp4coverart.h>
 #include <taglib/mp4file.h>
 #include <taglib/mpegfile.h>
 #include <taglib/oggfile.h>
@@ -135,6 +138,88 @@ int discNumber(TagLib::File *file) {
     return 0;
 }
 
+// The embedded picture: the front cover when a file has one, else its first picture. Each format keeps
+// pictures in its own structure; TagLib has already parsed them while reading the tag, so a file without
+// one costs only these lookups.
+constexpr unsigned int maximumPictureBytes = 8 * 1024 * 1024;
+
+struct Picture {
+    TagLib::ByteVector bytes;
+    TagLib::String mimeType;
+};
+
+Picture fromFLACPictures(const TagLib::List<TagLib::FLAC::Picture *> &pictures) {
+    const TagLib::FLAC::Picture *chosen = nullptr;
+    for (const TagLib::FLAC::Picture *picture : pictures) {
+        if (picture->type() == TagLib::FLAC::Picture::FrontCover) {
+            chosen = picture;
+            break;
+        }
+        if (chosen == nullptr) chosen = picture;
+    }
+    if (chosen == nullptr) return {};
+    return {chosen->data(), chosen->mimeType()};
+}
+
+Picture fromID3v2(TagLib::ID3v2::Tag *tag) {
+    const TagLib::ID3v2::FrameListMap &frames = tag->frameListMap();
+    const auto found = frames.find("APIC");
+    if (found == frames.end()) return {};
+    const TagLib::ID3v2::AttachedPictureFrame *chosen = nullptr;
+    for (const TagLib::ID3v2::Frame *frame : found->second) {
+        const auto *picture = dynamic_cast<const TagLib::ID3v2::AttachedPictureFrame *>(frame);
+        if (picture == nullptr) continue;
+        if (picture->type() == TagLib::ID3v2::AttachedPictureFrame::FrontCover) {
+            chosen = picture;
+            break;
+        }
+        if (chosen == nullptr) chosen = picture;
+    }
+    if (chosen == nullptr) return {};
+    return {chosen->picture(), chosen->mimeType()};
+}
+
+// MP4 cover art has no picture types; its first one is the cover by convention.
+Picture fromMP4(TagLib::MP4::Tag *tag) {
+    if (!tag->contains("covr")) return {};
+    const TagLib::MP4::CoverArtList covers = tag->item("covr").toCoverArtList();
+    if (covers.isEmpty()) return {};
+    const TagLib::MP4::CoverArt &cover = covers.front();
+    const char *mimeType = cover.format() == TagLib::MP4::CoverArt::PNG ? "image/png" : "image/jpeg";
+    return {cover.data(), mimeType};
+}
+
+Picture embeddedPicture(TagLib::File *file) {
+    if (dynamic_cast<TagLib::Ogg::File *>(file) != nullptr) {
+        if (auto *comment = dynamic_cast<TagLib::Ogg::XiphComment *>(file->tag())) {
+            return fromFLACPictures(comment->pictureList());
+        }
+    } else if (auto *flac = dynamic_cast<TagLib::FLAC::File *>(file)) {
+        // Pictures are metadata blocks of their own; some taggers put them in the Vorbis comment instead.
+        Picture picture = fromFLACPictures(flac->pictureList());
+        if (picture.bytes.isEmpty() && flac->hasXiphComment()) {
+            picture = fromFLACPictures(flac->xiphComment()->pictureList());
+        }
+        return picture;
+    } else if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file)) {
+        if (mpeg->hasID3v2Tag()) return fromID3v2(mpeg->ID3v2Tag());
+    } else if (auto *mp4 = dynamic_cast<TagLib::MP4::File *>(file)) {
+        if (mp4->hasMP4Tag()) return fromMP4(mp4->tag());
+    }
+    return {};
+}
+
+// Copies a picture out for Swift (malloc'd, freed with the tags); a picture over the cap is left out.
+void storePicture(const Picture &picture, MNTagLibTags *tags) {
+    if (picture.bytes.isEmpty() || picture.bytes.size() > maximumPictureBytes) return;
+    auto *bytes = static_cast<unsigned char *>(std::malloc(picture.bytes.size()));
+    if (bytes == nullptr) return;
+    std::memcpy(bytes, picture.bytes.data(), picture.bytes.size());
+    tags->picture = bytes;
+    tags->pictureSize = static_cast<int>(picture.bytes.size());
+    tags->pictureMimeType = copy(picture.mimeType);
+}
+
 }  // namespace
 
 extern "C" int mn_taglib_read(const char *path, MNTagLibTags *tags) {
@@ -159,6 +244,7 @@ extern "C" int mn_taglib_read(const char *path, MNTagLibTags *tags) {
             tags->track = static_cast<int>(tag->track());
         }
         tags->disc = discNumber(file.file());
+        storePicture(embeddedPicture(file.file()), tags);
         return 1;
     } catch (const std::bad_alloc &) {
         mn_taglib_tags_free(tags);
@@ -171,5 +257,9 @@ extern "C" void mn_taglib_tags_free(MNTagLibTags *tags) {
     std::free(tags->artist);
     std::free(tags->album);
     std::free(tags->genre);
-    tags->title = tags->artist = tags->album = tags->genre = nullptr;
+    std::free(tags->picture);
+    std::free(tags->pictureMimeType);
+    tags->title = tags->artist = tags->album = tags->genre = tags->pictureMimeType = nullptr;
+    tags->picture = nullptr;
+    tags->pictureSize = 0;
 }

@@ -91,7 +91,8 @@ public struct LocalFileRecord: Sendable, Hashable, Codable {
     /// Seconds since the epoch.
     public var modified: Double
     public var tags: AudioTags
-    /// For cover images: the content key of the stored bytes, so an unchanged cover is not read again.
+    /// The content key of the stored bytes of a cover image, or of an audio file's embedded picture, so an
+    /// unchanged file's picture is not read again.
     public var artworkKey: String?
 
     public init(path: String, size: Int64, modified: Double, tags: AudioTags = AudioTags(), artworkKey: String? = nil) {

@@ -18,9 +18,15 @@ typedef struct MNTagLibTags {
     int disc;
     int lengthMilliseconds;
     int sampleRate;
+    /// The embedded front cover (else the first picture), malloc'd; NULL when the file has none or it is
+    /// larger than 8 MiB.
+    unsigned char *picture;
+    int pictureSize;
+    /// The MIME type the file declares for the picture (UTF-8, malloc'd), NULL if none.
+    char *pictureMimeType;
 } MNTagLibTags;
 
-/// Reads the tags and stream length of the file at `path` without decoding audio; returns 1 when TagLib
+/// Reads the tags, stream length and embedded picture of the file at `path` without decoding audio; returns 1 when TagLib
 /// recognised the file and found an audio stream, else 0 (and `tags` holds nothing to free).
 /// Safe to call from several threads at once for different files.
 int mn_taglib_read(const char *path, MNTagLibTags *tags);

@@ -136,6 +136,7 @@ enum CatalogSchema {
                 arguments: [ContentItem.rootIdentifier])
         }
         registerVersion2(in: &migrator)
+        registerVersion3(in: &migrator)
         return migrator
     }
 }

@@ -27,19 +27,18 @@ struct LibraryTreeBuilder {
 
     func build(records: [LocalFileRecord]) -> CatalogSnapshot {
         let sid = source.identifier
-        // The preferred cover per directory: cover.jpg before folder.jpg and the rest.
+        // The preferred cover file per directory: cover.jpg before folder.jpg and the rest. A track's own
+        // embedded picture takes precedence over it for that track.
         var covers: [String: (rank: Int, key: String)] = [:]
         for record in records {
-            guard let key = record.artworkKey else { continue }
-            let (directory, fileName) = Self.split(record.path)
-            let name = fileName.lowercased()
-            let rank = LocalFolderProvider.coverNames.firstIndex(of: name) ?? .max
+            guard let key = record.artworkKey, let rank = Self.coverRank(record) else { continue }
+            let directory = Self.split(record.path).directory
             if rank < covers[directory]?.rank ?? .max { covers[directory] = (rank, key) }
         }
         let coverByDirectory = covers.mapValues(\.key)
 
         var albums: [String: Album] = [:]
-        for record in records where record.artworkKey == nil {
+        for record in records where Self.coverRank(record) == nil {
             let (directory, fileName) = Self.split(record.path)
             let fileTitle = Self.dropExtension(fileName)
             let albumTitle = record.tags.album ?? Self.split(directory).name
@@ -72,6 +71,10 @@ struct LibraryTreeBuilder {
                 (lhs.record.tags.discNumber ?? 1, lhs.record.tags.trackNumber ?? .max, lhs.sortTitle, lhs.record.path)
                     < (rhs.record.tags.discNumber ?? 1, rhs.record.tags.trackNumber ?? .max, rhs.sortTitle, rhs.record.path)
             }
+            // A folder without a cover file shows the picture embedded in its first track that has one.
+            if album.artworkKey == nil {
+                album.artworkKey = album.tracks.first { $0.record.artworkKey != nil }?.record.artworkKey
+            }
             let artists = Set(album.tracks.map(\.artist))
             let albumArtist = artists.count == 1 ? artists.first! : "Various Artists"
             snapshot.add(ContentItem(
@@ -82,7 +85,7 @@ struct LibraryTreeBuilder {
                 let tags = track.record.tags
                 let item = ContentItem(
                     identifier: track.identifier, title: track.title, subtitle: track.artist,
-                    artworkKey: album.artworkKey, isPlayable: true,
+                    artworkKey: track.record.artworkKey ?? album.artworkKey, isPlayable: true,
                     uri: URL(fileURLWithPath: track.record.path).absoluteString, artist: track.artist,
                     albumTitle: album.title, duration: tags.duration, trackNumber: tags.trackNumber,
                     trackCount: album.tracks.count, discNumber: tags.discNumber, genre: tags.genre, releaseDate: tags.year.map(String.init),
@@ -118,6 +121,13 @@ struct LibraryTreeBuilder {
             for item in genres[genre]! { snapshot.link(item.identifier, under: identifier) }
         }
         return snapshot
+    }
+
+    /// The rank of a cover image among the cover names (0 is preferred), nil for an audio file. Only records
+    /// with artwork can be covers, so most audio files are told apart without looking at their names.
+    static func coverRank(_ record: LocalFileRecord) -> Int? {
+        guard record.artworkKey != nil else { return nil }
+        return LocalFolderProvider.coverNames.firstIndex(of: split(record.path).name.lowercased())
     }
 
     // Path pieces without NSString, which bridged and allocated three times per file.

@@ -75,7 +75,8 @@ public struct LocalFolderProvider: CatalogProvider {
         return scan
     }
 
-    /// Reads a batch of files concurrently; results keep the batch's order. A cover that cannot be read is left out.
+    /// Reads a batch of files concurrently; results keep the batch's order. A cover that cannot be read is left
+    /// out. An audio file's embedded picture comes back as its artwork.
     static func read(_ batch: [Candidate]) -> [(record: LocalFileRecord, artwork: ArtworkBlob?)] {
         let results = Mutex([(record: LocalFileRecord, artwork: ArtworkBlob?)?](repeating: nil, count: batch.count))
         DispatchQueue.concurrentPerform(iterations: batch.count) { index in
@@ -91,12 +92,15 @@ public struct LocalFolderProvider: CatalogProvider {
             // TagLib first; GStreamer's discoverer for what TagLib cannot read. What neither can read (a
             // truncated file, an odd container) is still listed under its file name: GStreamer decides when
             // it plays, and a bad file is skipped with an error then.
-            var tags = TagReader.read(path: path) ?? DiscovererTagReader.read(path: path) ?? AudioTags()
+            let read = TagReader.readWithArtwork(path: path)
+            var tags = read?.tags ?? DiscovererTagReader.read(path: path) ?? AudioTags()
             if tags.title == nil {
                 tags.title = LibraryTreeBuilder.dropExtension(LibraryTreeBuilder.split(path).name)
             }
-            let record = LocalFileRecord(path: path, size: candidate.size, modified: candidate.modified, tags: tags)
-            return (record, nil)
+            let artwork = read?.artwork
+            let record = LocalFileRecord(
+                path: path, size: candidate.size, modified: candidate.modified, tags: tags, artworkKey: artwork?.key)
+            return (record, artwork)
         }
         guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return nil }
         let blob = ArtworkBlob(data: data)

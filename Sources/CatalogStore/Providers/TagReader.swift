@@ -7,15 +7,29 @@ import Foundation
 /// all cores at once.
 public enum TagReader {
     /// The file's tags and length, or nil when TagLib cannot open it (not audio, or an unknown format).
-    public static func read(path: String) -> AudioTags? {
+    public static func read(path: String) -> AudioTags? { readWithArtwork(path: path)?.tags }
+
+    /// The file's tags, length and embedded cover (front cover first), or nil when TagLib cannot open it.
+    /// A picture that is not JPEG or PNG is left out: those are the only kinds the node publishes.
+    public static func readWithArtwork(path: String) -> (tags: AudioTags, artwork: ArtworkBlob?)? {
         var raw = MNTagLibTags()
         guard mn_taglib_read(path, &raw) != 0 else { return nil }
         defer { mn_taglib_tags_free(&raw) }
-        return AudioTags(
+        let tags = AudioTags(
             title: string(raw.title), artist: string(raw.artist), album: string(raw.album),
             genre: string(raw.genre), year: positive(raw.year), trackNumber: positive(raw.track),
             discNumber: positive(raw.disc),
             duration: raw.lengthMilliseconds > 0 ? Double(raw.lengthMilliseconds) / 1000 : nil)
+        guard let bytes = raw.picture, raw.pictureSize > 0 else { return (tags, nil) }
+        // The bytes were malloc'd for us: Data takes them over instead of copying up to 8 MiB again.
+        raw.picture = nil
+        let data = Data(bytesNoCopy: bytes, count: Int(raw.pictureSize), deallocator: .free)
+        return (tags, isPublishableImage(data) ? ArtworkBlob(data: data) : nil)
+    }
+
+    /// JPEG or PNG by their magic bytes; the declared MIME type of embedded pictures is often wrong.
+    static func isPublishableImage(_ data: Data) -> Bool {
+        data.starts(with: [0xFF, 0xD8, 0xFF]) || data.starts(with: [0x89, 0x50, 0x4E, 0x47])
     }
 
     private static func string(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
