@@ -172,12 +172,27 @@ public final class RemoteCommandCenter: Sendable {
         case let .success(found): handlers = found
         }
         let event = RemoteCommandEvent(command: command, arguments: arguments, id: request.id)
+        return reply(await Self.run(handlers[...], event))
+    }
+
+    /// Runs handlers in order until one fails. A handler that answers later takes the rest of the chain
+    /// with it, so they still run after it, and only if it succeeds.
+    static func run(_ handlers: ArraySlice<CommandHandler>, _ event: RemoteCommandEvent) async -> CommandResult {
         var result = CommandResult.success
-        for handler in handlers {
+        for (offset, handler) in zip(handlers.indices, handlers) {
             result = await handler(event)
+            if let deferred = result.deferred {
+                let rest = handlers[(offset + 1)...]
+                guard !rest.isEmpty else { return result }
+                return .later {
+                    let first = await deferred.result()
+                    guard first.status == .success else { return first }
+                    return await run(rest, event)
+                }
+            }
             if result.status != .success { break }
         }
-        return reply(result)
+        return result
     }
 
     // MARK: - Internals

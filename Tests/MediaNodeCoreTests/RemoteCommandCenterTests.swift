@@ -58,6 +58,35 @@ struct RemoteCommandCenterTests {
         #expect(calls.withLock { $0 } == ["a", "b"])
     }
 
+    @Test("a handler that answers later returns at once; the reply waits for it and the handlers after it run then")
+    func laterAnswer() async {
+        let center = RemoteCommandCenter()
+        let calls = Mutex<[String]>([])
+        let gate = AsyncStream.makeStream(of: CommandResult.self)
+        center.addHandler(for: .playItem) { _ in
+            calls.withLock { $0.append("started") }
+            return .later {
+                for await result in gate.stream { return result }
+                return .failed("gate closed")
+            }
+        }
+        center.addHandler(for: .playItem) { _ in calls.withLock { $0.append("after") }; return .success(data: "done") }
+        let reply = await Self.send(center, .playItem, #"{"id":"p","identifier":"x"}"#)
+        #expect(reply.result.deferred != nil)
+        #expect(calls.withLock { $0 } == ["started"], "the rest of the chain waits for the deferred work")
+        gate.continuation.yield(.success)
+        let finished = await reply.finished()
+        #expect(finished.result == .success(data: "done") && finished.id == "p")
+        #expect(calls.withLock { $0 } == ["started", "after"])
+
+        // A deferred failure is the answer, and the handlers after it never run.
+        calls.withLock { $0.removeAll() }
+        let failing = await Self.send(center, .playItem, #"{"identifier":"x"}"#)
+        gate.continuation.yield(CommandResult(.deviceNotFound, message: "output lost"))
+        #expect(await failing.finished().result == CommandResult(.deviceNotFound, message: "output lost"))
+        #expect(calls.withLock { $0 } == ["started"])
+    }
+
     @Test("when every handler succeeds the last one's data is the answer")
     func lastSuccessData() async {
         let center = RemoteCommandCenter()

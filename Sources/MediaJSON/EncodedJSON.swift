@@ -1,0 +1,36 @@
+/// A JSON value already written by `jsonBytes`, kept as bytes so a large document (a page of the content
+/// tree) is encoded once and then embedded in every message that carries it without encoding it again.
+public struct EncodedJSON: Sendable, Hashable {
+    public let bytes: [UInt8]
+
+    public init(_ value: JSONValue) { bytes = value.jsonBytes }
+
+    /// Takes bytes that `jsonBytes` wrote (or that hold exactly one JSON value); they are not checked.
+    public init(encoded bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The value again; parses, so it is for readers off the hot path (tests, logs).
+    public var value: JSONValue { (try? JSONValue(parsing: bytes)) ?? .null }
+}
+
+extension JSONValue {
+    /// Writes an object as `jsonBytes` would, with some members already encoded: keys sorted, compact,
+    /// so the result is byte for byte what encoding the whole object as one value gives.
+    public static func objectBytes(_ members: [String: JSONValue], encoded: [String: EncodedJSON]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(128 + encoded.values.reduce(0) { $0 + $1.bytes.count })
+        output.append(UInt8(ascii: "{"))
+        let keys = Set(members.keys).union(encoded.keys).sorted()
+        for (index, key) in keys.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            writeString(key, to: &output)
+            output.append(UInt8(ascii: ":"))
+            if let fragment = encoded[key] {
+                output.append(contentsOf: fragment.bytes)
+            } else {
+                members[key]!.write(to: &output)
+            }
+        }
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+}

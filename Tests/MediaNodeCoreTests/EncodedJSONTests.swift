@@ -1,0 +1,29 @@
+import MediaJSON
+import RemoteCommands
+import Testing
+
+/// A large document encoded once and spliced into many replies must read exactly as if encoded whole.
+@Suite("Encoded JSON spliced into replies")
+struct EncodedJSONTests {
+    @Test("an object with encoded members is byte for byte the encoding of the whole value")
+    func splicedObjectMatchesWholeEncoding() throws {
+        let data: JSONValue = ["children": [["title": "A \"quoted\" title"], ["title": "é"]], "offset": 0]
+        let members: [String: JSONValue] = ["id": "7", "command": "browse", "message": .null, "zeta": true]
+        var whole = members
+        whole["data"] = data
+        #expect(JSONValue.objectBytes(members, encoded: ["data": EncodedJSON(data)]) == JSONValue.object(whole).jsonBytes)
+        #expect(EncodedJSON(data).value == data)
+    }
+
+    @Test("a reply with encoded data is sent as the same bytes as one with the value")
+    func replyBytesMatch() {
+        let data: JSONValue = ["indexPath": [0, 1], "children": []]
+        let withValue = CommandReply(id: "b", command: "browse", result: .success(data: data))
+        let withBytes = CommandReply(id: "b", command: "browse", result: .success(encodedData: EncodedJSON(data)))
+        #expect(withBytes.jsonBytes == withValue.json.jsonBytes)
+        #expect(withValue.jsonBytes == withValue.json.jsonBytes)
+        #expect(withBytes == withValue)
+        let failed = CommandReply(id: nil, command: "browse", result: CommandResult(.noSuchContent, message: "none"))
+        #expect(failed.jsonBytes == failed.json.jsonBytes)
+    }
+}
