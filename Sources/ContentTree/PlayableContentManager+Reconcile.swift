@@ -25,6 +25,7 @@ extension PlayableContentManager {
         var childListChanged = false
         if let old, old.containerIdentifier == (container?.identifier ?? ContentItem.rootIdentifier), !isDirty(old) {
             node = old
+            restoreAnswer(old)
         } else {
             let limit = requestedLimits[path] ?? configuration.pageSize
             let fresh = try await render(path, container: container, offset: old?.offset ?? 0, limit: limit)
@@ -93,14 +94,18 @@ extension PlayableContentManager {
     /// Keeps `fresh` as the node at its path; a new version and a publish only when its document changed.
     func record(_ fresh: ContentTreeNode, _ update: inout TreeUpdate) -> ContentTreeNode {
         let path = fresh.indexPath
-        let content = fresh.content(artworkTopic: configuration.artworkTopic)
-        if let old = nodes[path], contents[path] == content { return old }
+        let content = fresh.content(artworkTopic: configuration.artworkTopic).jsonBytes
+        if let old = nodes[path], contents[path] == content {
+            // Stored again: the page size asked for may differ, or a change notice may have dropped it.
+            storeAnswer(old, content: content)
+            return old
+        }
         var node = fresh
         lastVersion = max(lastVersion + 1, configuration.clock())
         node.version = lastVersion
         nodes[path] = node
         contents[path] = content
-        update.changes.append(.publish(node))
+        update.append(node, document: storeAnswer(node, content: content))
         return node
     }
 
@@ -111,6 +116,7 @@ extension PlayableContentManager {
             nodes[gone] = nil
             contents[gone] = nil
             requestedLimits[gone] = nil
+            answers.remove(gone)
             update.changes.append(.clear(gone))
         }
     }

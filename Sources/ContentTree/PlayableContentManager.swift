@@ -15,8 +15,10 @@ public actor PlayableContentManager {
 
     /// The nodes as last published, by index path.
     var nodes: [IndexPath: ContentTreeNode] = [:]
-    /// Each node's document without its version, to tell a content change from a republish.
-    var contents: [IndexPath: JSONValue] = [:]
+    /// Each node's document without its version, encoded, to tell a content change from a republish.
+    var contents: [IndexPath: [UInt8]] = [:]
+    /// The published documents, for browses that change nothing.
+    nonisolated let answers = PublishedAnswers()
     /// Page sizes asked for by browse, where they differ from the configured one.
     var requestedLimits: [IndexPath: Int] = [:]
     var lastVersion = 0
@@ -73,6 +75,7 @@ public actor PlayableContentManager {
         try await exclusively {
             guard newLimits != limits else { return TreeUpdate() }
             limits = newLimits
+            answers.removeAll()
             return try await reconcile { _ in true }
         }
     }
@@ -89,7 +92,9 @@ public actor PlayableContentManager {
     /// Republishes what a committed catalog change (or a coalesced burst of them) touched, and what lists
     /// an item whose playback progress changed; clears nodes that vanished (S27, S31).
     public func apply(_ diff: CatalogDiff, progressChanged: Set<String> = []) async throws -> TreeUpdate {
-        try await exclusively {
+        catalogChanged(diff)
+        self.progressChanged(progressChanged)
+        return try await exclusively {
             if !diff.isEmpty {
                 prefetched.removeAll()
                 prefetchOrder.removeAll()
@@ -121,7 +126,7 @@ public actor PlayableContentManager {
                 guard item.isContainer else { return .noSuchContent("'\(item.identifier)' is not a container") }
                 container = item
             }
-            let pageSize = min(max(1, limit ?? configuration.pageSize), configuration.maximumPageSize)
+            let pageSize = pageSize(forLimit: limit)
             if pageSize == configuration.pageSize {
                 requestedLimits[path] = nil
             } else {
@@ -129,9 +134,8 @@ public actor PlayableContentManager {
             }
             var update = TreeUpdate()
             let node = record(try await render(path, container: container, offset: offset ?? 0, limit: pageSize), &update)
-            let prefetch = limits.allowsNode(atDepth: path.depth + 1)
-                ? Array(node.children.filter(\.isContainer).prefix(configuration.prefetchedContainers).map(\.identifier))
-                : []
+            // This browse starts the prefetch; repeated ones answered from the document do not.
+            let prefetch = answers.answer(path, offset: node.offset, pageSize: pageSize)?.prefetch ?? []
             return .node(node, update, prefetch: prefetch)
         }
     }

@@ -1,3 +1,5 @@
+import MediaJSON
+
 /// What the node must do to the retained tree after one operation: publish nodes (parents before
 /// children) and clear the ones that no longer exist or are no longer allowed. One update is one flush.
 public struct TreeUpdate: Sendable, Hashable {
@@ -7,8 +9,25 @@ public struct TreeUpdate: Sendable, Hashable {
     }
 
     public var changes: [Change] = []
+    /// The published nodes' documents as the manager encoded them, by path and version.
+    private var documents: [IndexPath: (version: Int, document: EncodedJSON)] = [:]
 
     public init(changes: [Change] = []) { self.changes = changes }
+
+    /// The document to publish for `node`: the one encoded when it was recorded, else encoded now.
+    public func document(for node: ContentTreeNode, artworkTopic: (String) -> String) -> EncodedJSON {
+        if let stored = documents[node.indexPath], stored.version == node.version { return stored.document }
+        return EncodedJSON(node.json(artworkTopic: artworkTopic))
+    }
+
+    mutating func append(_ node: ContentTreeNode, document: EncodedJSON) {
+        changes.append(.publish(node))
+        documents[node.indexPath] = (node.version, document)
+    }
+
+    // The documents follow from the changes: equality is theirs alone.
+    public static func == (lhs: TreeUpdate, rhs: TreeUpdate) -> Bool { lhs.changes == rhs.changes }
+    public func hash(into hasher: inout Hasher) { hasher.combine(changes) }
 
     public var isEmpty: Bool { changes.isEmpty }
     public var published: [ContentTreeNode] {
@@ -18,7 +37,10 @@ public struct TreeUpdate: Sendable, Hashable {
         changes.compactMap { if case let .clear(path) = $0 { path } else { nil } }
     }
 
-    mutating func append(_ other: TreeUpdate) { changes += other.changes }
+    mutating func append(_ other: TreeUpdate) {
+        changes += other.changes
+        documents.merge(other.documents) { $1 }
+    }
 }
 
 /// The answer to a browse (S26, S28): the node, or why there is none.

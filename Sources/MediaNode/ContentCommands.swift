@@ -13,14 +13,20 @@ extension Node {
         let artworkTopic: @Sendable (String) -> String = { [topics] in topics.artwork($0) }
         commandCenter.addHandler(for: .browse) { [weak self] event in
             guard case let .browse(path, offset, limit) = event.arguments else { return .failed("bad arguments") }
+            let indexPath = IndexPath(path)
+            // A browse that changes nothing gets the document its topic already holds (S26).
+            if let answer = manager.publishedAnswer(indexPath, offset: offset, limit: limit) {
+                Self.prefetch(answer.prefetch, manager)
+                return .success(encodedData: answer.document)
+            }
             do {
-                switch try await manager.browse(IndexPath(path), offset: offset, limit: limit) {
+                switch try await manager.browse(indexPath, offset: offset, limit: limit) {
                 case let .noSuchContent(message):
                     return CommandResult(.noSuchContent, message: message)
                 case let .node(node, update, prefetch):
                     self?.publishTree(update)
-                    if !prefetch.isEmpty { Task { await manager.prefetch(prefetch) } }
-                    return .success(data: node.json(artworkTopic: artworkTopic))
+                    Self.prefetch(prefetch, manager)
+                    return .success(encodedData: update.document(for: node, artworkTopic: artworkTopic))
                 }
             } catch {
                 return .failed("could not read the catalog: \(error)")
@@ -141,6 +147,12 @@ extension Node {
             ("discNumber", item.discNumber.map(String.init)), ("discCount", item.discCount.map(String.init)),
         ]
         return Dictionary(uniqueKeysWithValues: entries.compactMap { key, value in value.map { (key, $0) } })
+    }
+
+    /// Loads the first pages of a browsed node's containers (S28), behind the replies.
+    static func prefetch(_ containers: [String], _ manager: PlayableContentManager) {
+        guard !containers.isEmpty else { return }
+        Task(priority: .low) { await manager.prefetch(containers) }
     }
 
     /// waitUntilStarted with a deadline; nil when the deadline passed first.

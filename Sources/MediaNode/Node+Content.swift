@@ -46,7 +46,8 @@ extension Node {
         for change in update.changes {
             switch change {
             case let .publish(node):
-                retained.publish(topics.contentTree(node.indexPath.indices), node.json(artworkTopic: topics.artwork).jsonBytes)
+                retained.publish(
+                    topics.contentTree(node.indexPath.indices), update.document(for: node, artworkTopic: topics.artwork).bytes)
             case let .clear(path):
                 retained.clear(topics.contentTree(path.indices))
             }

@@ -124,7 +124,7 @@ public final class Node: Sendable {
 
     /// Sends the one reply a request gets: on `P/result`, and on its response topic when it named one.
     func send(_ reply: CommandReply, to request: MQTTProperties) {
-        let payload = reply.json.jsonBytes
+        let payload = reply.jsonBytes
         if reply.result.status != .success {
             logger.info("\(reply.command) -> \(reply.result.status.rawValue): \(reply.result.message ?? "")")
         }

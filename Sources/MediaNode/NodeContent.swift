@@ -51,12 +51,16 @@ final class NodeContent: Sendable {
         (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// Notes a committed change for the next flush; browses stop answering what it touches from the
+    /// published documents at once.
     func mark(_ diff: CatalogDiff) {
+        manager.catalogChanged(diff)
         state.withLock { $0.diff.merge(diff) }
         wakeContinuation.yield()
     }
 
     func markProgress(_ identifier: String) {
+        manager.progressChanged([identifier])
         state.withLock { _ = $0.progress.insert(identifier) }
         wakeContinuation.yield()
     }
