@@ -57,6 +57,7 @@ extension Node {
     /// S24: the item's container becomes the queue; success only once audio really plays.
     func playItem(_ reference: ContentReference, content: NodeContent, playback: PlaybackController) async -> CommandResult {
         let item: ContentItem, container: String?, context: [String], position: Int?
+        let started = Eventual<PlaybackOutcome>()
         do {
             switch reference {
             case let .identifier(identifier):
@@ -75,15 +76,20 @@ extension Node {
             guard item.isPlayable, item.uri != nil else { return .failed("'\(item.identifier)' is not playable") }
             let (queue, start) = try await queueItems(around: item, in: container, at: position)
             content.queueContext = context
-            let outcome = await playback.setQueue(queue, startAt: start, play: true)
+            let outcome = await playback.setQueue(queue, startAt: start, play: true) { started.resolve($0) }
             guard outcome.isSuccess else { return Self.result(outcome) }
         } catch {
             return .failed("could not read the catalog: \(error)")
         }
-        guard let started = await Self.waitUntilStarted(playback, timeout: content.settings.playItemTimeout) else {
-            return .failed("'\(item.identifier)' did not start playing within \(content.settings.playItemTimeout)")
+        // The queue is in place, so later commands act on it; the answer waits for the sound without
+        // holding them up. Another playItem, stop or pause before it starts answers this one truthfully.
+        let timeout = content.settings.playItemTimeout
+        return .later {
+            guard let outcome = await started.value(within: timeout) else {
+                return .failed("'\(item.identifier)' did not start playing within \(timeout)")
+            }
+            return Self.result(outcome)
         }
-        return Self.result(started)
     }
 
     /// S32: loads the named items as the queue without playing; the next play starts it.
@@ -154,31 +160,56 @@ extension Node {
         guard !containers.isEmpty else { return }
         Task(priority: .low) { await manager.prefetch(containers) }
     }
-
-    /// waitUntilStarted with a deadline; nil when the deadline passed first.
-    static func waitUntilStarted(_ playback: PlaybackController, timeout: Duration) async -> PlaybackOutcome? {
-        let race = OnceBox<PlaybackOutcome?>()
-        return await withCheckedContinuation { continuation in
-            race.set(continuation)
-            let waiter = Task { race.resume(await playback.waitUntilStarted()) }
-            Task {
-                try? await Task.sleep(for: timeout)
-                if race.resume(nil) { waiter.cancel() }
-            }
-        }
-    }
 }
 
-/// A continuation resumed by whichever of several tasks gets there first.
-final class OnceBox<T: Sendable>: Sendable {
-    private let continuation = Mutex<CheckedContinuation<T, Never>?>(nil)
+/// A value that arrives once, from any thread, possibly before anyone waits for it.
+final class Eventual<T: Sendable>: Sendable {
+    private let state = Mutex(State())
 
-    func set(_ continuation: CheckedContinuation<T, Never>) { self.continuation.withLock { $0 = continuation } }
+    private struct State {
+        var value: T?
+        var waiter: CheckedContinuation<T?, Never>?
+        var isSettled = false
+    }
 
-    @discardableResult
-    func resume(_ value: T) -> Bool {
-        guard let continuation = continuation.withLock({ $0.take() }) else { return false }
-        continuation.resume(returning: value)
-        return true
+    /// Delivers the value; later calls are ignored.
+    func resolve(_ value: T) {
+        let waiter = state.withLock { state -> CheckedContinuation<T?, Never>? in
+            guard !state.isSettled, state.value == nil else { return nil }
+            state.value = value
+            guard let waiter = state.waiter else { return nil }
+            state.isSettled = true
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: value)
+    }
+
+    /// The value, or nil if it did not arrive within `timeout`. Call once.
+    func value(within timeout: Duration) async -> T? {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> T? in
+                if let value = state.value {
+                    state.isSettled = true
+                    return value
+                }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready {
+                continuation.resume(returning: ready)
+                return
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                let late = self.state.withLock { state -> CheckedContinuation<T?, Never>? in
+                    guard !state.isSettled else { return nil }
+                    state.isSettled = true
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }
+                late?.resume(returning: nil)
+            }
+        }
     }
 }

@@ -9,8 +9,9 @@ import MediaJSON
 
 /// The node: wires the transport to the command center and publishes the retained state of the contract.
 ///
-/// Inbound messages are handled one at a time, in arrival order, on one task; every request gets
-/// exactly one reply.
+/// Inbound messages are handled in arrival order on two lanes, one message at a time on each: browse,
+/// contentItem and the context on the inbound task itself, so the cache answers at once (S26) whatever
+/// the audio is doing; every other command on the playback lane. Every request gets exactly one reply.
 public final class Node: Sendable {
     public let configuration: NodeConfiguration
     public let commandCenter: RemoteCommandCenter
@@ -73,6 +74,9 @@ public final class Node: Sendable {
         defer { capabilityUpdates.cancel() }
         let playbackTasks = startPlayback() + startContent()
         defer { for task in playbackTasks { task.cancel() } }
+        let (playbackLane, laneInput) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
+        Task { for await message in playbackLane { await self.handle(message) } }
+        defer { laneInput.finish() }
         transport.start()
         for await event in transport.events {
             switch event {
@@ -81,8 +85,10 @@ public final class Node: Sendable {
             case let .disconnected(reason):
                 retained.disconnected()
                 logger.debug("transport disconnected: \(reason)")
-            case let .message(message):
+            case let .message(message) where isContentMessage(message):
                 await handle(message)
+            case let .message(message):
+                laneInput.yield(message)
             }
         }
     }
@@ -112,11 +118,19 @@ public final class Node: Sendable {
 
     // MARK: - Inbound
 
+    /// Reads of the content tree and the context: they never wait for the audio.
+    func isContentMessage(_ message: MQTTMessage) -> Bool {
+        guard let name = topics.commandName(in: message.topic) else { return message.topic == topics.context }
+        return name == RemoteCommand.browse.rawValue || name == RemoteCommand.contentItem.rawValue
+    }
+
     func handle(_ message: MQTTMessage) async {
         if let name = topics.commandName(in: message.topic) {
             let reply = await commandCenter.handle(
                 name: name, payload: message.payload, maximumPayload: configuration.maximumPayload)
-            send(reply, to: message.properties)
+            guard reply.result.deferred != nil else { return send(reply, to: message.properties) }
+            // Answered when its work finishes (playItem: once audio plays); the lane moves on meanwhile.
+            Task { self.send(await reply.finished(), to: message.properties) }
         } else if message.topic == topics.context {
             await handleContext(message.payload)
         }

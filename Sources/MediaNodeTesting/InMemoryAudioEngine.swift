@@ -38,6 +38,8 @@ public final class InMemoryAudioEngine: AudioEngine {
         var deviceLost = false
         var streams: [AudioStreamOption] = []
         var emittedFactCount = 0
+        /// Whether a played item reports its first sound only when `startCurrentItem()` says so.
+        var holdsStarts = false
     }
 
     public let facts: AsyncStream<AudioFact>
@@ -94,6 +96,22 @@ public final class InMemoryAudioEngine: AudioEngine {
             return .streamStarted(next.token)
         }
         if let fact { emit(fact) }
+    }
+
+    /// From now on a played item is slow to start, like a stream still buffering: it reports its first
+    /// sound only when `startCurrentItem()` is called (false: at once, on play).
+    public func holdStarts(_ holds: Bool) {
+        state.withLock { $0.holdsStarts = holds }
+    }
+
+    /// The current item, held by `holdStarts`, really produces audio now.
+    public func startCurrentItem() {
+        let token = state.withLock { state -> PlaybackToken? in
+            guard let loaded = state.loaded, !loaded.started, state.isPlaying else { return nil }
+            state.loaded?.started = true
+            return loaded.token
+        }
+        if let token { emit(.streamStarted(token)) }
     }
 
     /// The current item fails while playing (a dead stream, corrupt data).
@@ -160,7 +178,7 @@ public final class InMemoryAudioEngine: AudioEngine {
             state.anchorTime = now
             state.isPlaying = true
             var facts: [AudioFact] = [.stateChanged(.playing, loaded.token)]
-            if !loaded.started {
+            if !loaded.started && !state.holdsStarts {
                 state.loaded?.started = true
                 facts.append(.streamStarted(loaded.token))
             }

@@ -113,7 +113,7 @@ extension PlaybackController {
     func resolveStartWaiters(_ outcome: PlaybackOutcome) {
         let waiters = startWaiters
         startWaiters = []
-        for waiter in waiters { waiter.resume(returning: outcome) }
+        for waiter in waiters { waiter(outcome) }
     }
 
     /// Waits until the current item really produces audio, or fails (S24: a play request is answered
@@ -122,7 +122,9 @@ extension PlaybackController {
     public func waitUntilStarted() async -> PlaybackOutcome {
         guard currentToken != nil else { return .failed(.nothingLoaded) }
         if currentStarted { return .success }
-        return await withCheckedContinuation { startWaiters.append($0) }
+        return await withCheckedContinuation { continuation in
+            startWaiters.append { continuation.resume(returning: $0) }
+        }
     }
 }
 

@@ -4,8 +4,13 @@ extension PlaybackController {
     /// Replaces the queue with `items`, positioned at `index` (in the order given), and loads that
     /// item: playing if `play`, else paused and ready (S32: prepareQueue). The repeat and shuffle
     /// modes carry over; with shuffle on, the start item plays first.
+    ///
+    /// `onStart`, when the load succeeds, is told in the same turn's wake once audio really plays, or
+    /// why it never will (replaced, stopped, paused, failed): registered before any later command can
+    /// slip in, so a caller can answer later without holding up the commands after it (S24).
     @discardableResult
-    public func setQueue(_ items: [QueueItem], startAt index: Int = 0, play: Bool) async -> PlaybackOutcome {
+    public func setQueue(_ items: [QueueItem], startAt index: Int = 0, play: Bool,
+                         onStart: (@Sendable (PlaybackOutcome) -> Void)? = nil) async -> PlaybackOutcome {
         await exclusively {
             guard !items.isEmpty else { return .failed(.invalid("the queue has no items")) }
             guard items.indices.contains(index) else {
@@ -15,7 +20,11 @@ extension PlaybackController {
             await endCurrentTrack(.skipped)
             queue.replaceItems(items, startAt: index)
             consecutiveFailures = 0
-            return await loadCurrent(playing: play)
+            let outcome = await loadCurrent(playing: play)
+            if let onStart, outcome.isSuccess {
+                if currentStarted { onStart(.success) } else { startWaiters.append(onStart) }
+            }
+            return outcome
         }
     }
 

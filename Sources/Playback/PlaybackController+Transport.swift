@@ -132,6 +132,8 @@ extension PlaybackController {
         }
         state = newState
         anchor(at: anchorElapsed)
+        // Held before its first sound, the item will not start on its own: whoever waits for it is told.
+        if !currentStarted { resolveStartWaiters(.failed(.invalid("\(newState.rawValue) before the item started"))) }
         return nil
     }
 

@@ -40,7 +40,8 @@ public actor PlaybackController {
     var seekHold: SeekHold?
     var interruption: Interruption?
     var lastSnapshot: PlaybackSnapshot?
-    var startWaiters: [CheckedContinuation<PlaybackOutcome, Never>] = []
+    /// Told once the current load produces audio, or why it never will.
+    var startWaiters: [@Sendable (PlaybackOutcome) -> Void] = []
     /// Items that failed in a row while playing, since the last one that started.
     var consecutiveFailures = 0
 

@@ -69,7 +69,8 @@ class Handler(BaseHTTPRequestHandler):
             body = base64.b64decode(resource["bodyBase64"])
         else:
             body = resource["body"].encode("utf-8")
-        headers = {"Content-Type": resource.get("contentType", "application/octet-stream")}
+        # Ranges are not supported: saying so keeps media players from seeking (to read a duration).
+        headers = {"Content-Type": resource.get("contentType", "application/octet-stream"), "Accept-Ranges": "none"}
         if resource.get("etag"):
             headers["ETag"] = resource["etag"]
         if resource.get("lastModified"):

@@ -82,6 +82,11 @@ struct ContentRig {
     /// Publishes a command and returns the reply carrying `id`.
     func request(_ command: String, _ payload: String, id: String, timeout: Duration = .seconds(20)) async throws -> JSONValue {
         try await client.publish(topics.command(command), payload)
+        return try await reply(id: id, timeout: timeout)
+    }
+
+    /// The reply carrying `id`, already received or arriving within `timeout`.
+    func reply(id: String, timeout: Duration = .seconds(20)) async throws -> JSONValue {
         let message = try await client.first(timeout: timeout) { message in
             message.topic == topics.result && (try? JSONValue(parsing: message.payload))?["id"] == .string(id)
         }
