@@ -76,8 +76,11 @@ public struct CatalogService: Service {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
+            // The node serves the cache first; checking and refreshing it would only slow that down.
+            await node.waitUntilStarted()
             await forgetUnconfiguredSources()
             await withDiscardingTaskGroup { group in
+                group.addTask { await verifyCatalog() }
                 for provider in providers {
                     group.addTask { await keepRefreshing(provider) }
                 }
@@ -85,6 +88,16 @@ public struct CatalogService: Service {
             // A service that returns early would end the whole group: with no sources, wait for shutdown.
             while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
         }
+    }
+
+    /// The full integrity check the start skipped; a cache rebuilt because it was corrupt is refilled at once.
+    func verifyCatalog() async {
+        guard await database.verifyIntegrity(), !Task.isCancelled else { return }
+        node.publishEvent([
+            "type": "error", "kind": "catalog", "message": "the catalog cache was corrupt; it was moved aside and is being rebuilt",
+        ])
+        await node.refreshCatalogSummary()
+        await refreshAll()
     }
 
     /// Refreshes every source once, now, in parallel; for the command line and tests.

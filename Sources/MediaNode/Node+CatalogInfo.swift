@@ -36,16 +36,19 @@ final class CatalogInfoState: Sendable {
 // MARK: - The catalog summary in P/info
 
 extension Node {
-    /// Reads the catalog's counts from the cache and republishes `P/info` when they changed. Cheap (three
-    /// counts on the local file), so it runs before the first publication and after every refresh.
+    /// Reads the catalog's counts from the cache and republishes `P/info` when they changed: at start (the
+    /// first `P/info` waits for it, so it already counts what is cached) and after every refresh.
     public func refreshCatalogSummary() async {
         guard let catalog else { return }
         let ticket = catalogInfo.takeTicket()
         do {
             let summary = try await catalog.summary()
             if catalogInfo.store(summary, ticket: ticket) { publishInfo() }
+        } catch is CancellationError {
+            return
         } catch {
             logger.warning("cannot read the catalog summary: \(error)")
+            if retained.current(topics.info) == nil { publishInfo() }
         }
     }
 

@@ -18,6 +18,7 @@ extension Node {
                 } catch {
                     self.logger.error("cannot read the catalog for the content tree: \(error)")
                 }
+                self.initialStatePublished.open()
             },
             Task { for await diff in changes { content.mark(diff) } },
             Task { await self.flushContent(content) },

@@ -28,6 +28,8 @@ public final class Node: Sendable {
     let logger: Logger
     let startedAt: Date
     let catalogInfo = CatalogInfoState()
+    /// Opens once the initial state, the upper levels of the tree included, is in place.
+    let initialStatePublished = Latch()
 
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.
@@ -66,7 +68,13 @@ public final class Node: Sendable {
         } catch {
             logger.error("cannot subscribe to command topics: \(error)")
         }
-        await refreshCatalogSummary()
+        // P/info waits for the catalog's counts, which take a while on a large cache; they are read once
+        // the rest is out, not to slow it down.
+        let summary = Task {
+            await initialStatePublished.wait()
+            await refreshCatalogSummary()
+        }
+        defer { summary.cancel() }
         publishInitialState()
         let capabilityUpdates = Task { [commandCenter] in
             for await _ in commandCenter.changes { self.publishCapabilities() }
@@ -74,6 +82,7 @@ public final class Node: Sendable {
         defer { capabilityUpdates.cancel() }
         let playbackTasks = startPlayback() + startContent()
         defer { for task in playbackTasks { task.cancel() } }
+        if content == nil { initialStatePublished.open() }
         let (playbackLane, laneInput) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
         Task { for await message in playbackLane { await self.handle(message) } }
         defer { laneInput.finish() }
@@ -92,6 +101,11 @@ public final class Node: Sendable {
             }
         }
     }
+
+    /// Returns once the node has put its initial retained state in place, the upper levels of the content
+    /// tree included (they go out as soon as the broker connection is up). Background work that would
+    /// compete with the start (integrity check, refreshes) waits for it.
+    public func waitUntilStarted() async { await initialStatePublished.wait() }
 
     /// Says `offline` (retained) and waits briefly for the broker to take it, then disconnects.
     public func shutdown() async {
@@ -168,7 +182,7 @@ public final class Node: Sendable {
 
     func publishInitialState() {
         retained.publish(topics.status, Array("online".utf8))
-        publishInfo()
+        if catalog == nil { publishInfo() }
         publishCapabilities()
         retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
         retained.publish(

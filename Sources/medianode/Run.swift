@@ -68,13 +68,10 @@ struct Run: AsyncParsableCommand {
 
         let transport = try MQTTClient(configuration: configuration.mqttConfiguration,
                                        logger: Logger(label: "medianode.mqtt"))
+        // GStreamer's start (registry, plugins) and opening the catalog need nothing from each other.
+        let startingEngine = Task { [sink = configuration.audioSink] in Result { try Self.startEngine(sink: sink) } }
         let catalog = try openCatalog(at: configuration.databasePath, logger: logger)
-        let engine: GStreamerEngine
-        do {
-            engine = try GStreamerEngine(sink: configuration.audioSink, logger: Logger(label: "medianode.audio"))
-        } catch {
-            throw ValidationError("--audio-sink \(configuration.audioSink): \(error.message)")
-        }
+        let engine = try await startingEngine.value.get()
         let node = Node(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
                         logger: logger)
         let refresh = CatalogRefreshSettings(
@@ -128,11 +125,20 @@ struct Run: AsyncParsableCommand {
             artworkSize: artworkSize ?? file.int("artwork-size") ?? 600, content: content)
     }
 
-    /// Opens (creating, or rebuilding when corrupt) the catalog cache.
+    static func startEngine(sink: String) throws(ValidationError) -> GStreamerEngine {
+        do {
+            return try GStreamerEngine(sink: sink, logger: Logger(label: "medianode.audio"))
+        } catch {
+            throw ValidationError("--audio-sink \(sink): \(error.message)")
+        }
+    }
+
+    /// Opens (creating, or rebuilding when corrupt) the catalog cache. The full integrity check of a large
+    /// cache takes longer than the whole start should, so the catalog service runs it once the node is up.
     func openCatalog(at path: String, logger: Logger) throws -> CatalogDatabase {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return try CatalogDatabase(path: path, logger: Logger(label: "medianode.catalog"))
+        return try CatalogDatabase(path: path, integrityCheck: .deferred, logger: Logger(label: "medianode.catalog"))
     }
 
     static var defaultDatabasePath: String {

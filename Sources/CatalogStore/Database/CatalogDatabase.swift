@@ -2,29 +2,53 @@ import ContentTree
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 
 /// The offline catalog in one SQLite file (WAL): the only place browse answers come from (S26, S29).
 ///
 /// Readers never wait for a refresh: a source's new content is swapped in by one write transaction, so
 /// readers (and a process killed mid-refresh) see either the previous complete catalog or the new one.
 public final class CatalogDatabase: Sendable {
-    /// The underlying pool, for tests and measurements that want plain SQL.
-    public let pool: DatabasePool
+    /// The underlying pool, for tests and measurements that want plain SQL. Replaced only when a
+    /// deferred integrity check finds the file corrupt and rebuilds it (`verifyIntegrity()`).
+    public var pool: DatabasePool { currentPool.withLock { $0 } }
     public let path: String
     let logger: Logger
     let broadcaster = ChangeBroadcaster()
     let browseReaders = BrowseReaders()
+    let currentPool: Mutex<DatabasePool>
+
+    /// How much of the file is checked before it is used.
+    public enum IntegrityCheck: Sendable {
+        /// `PRAGMA quick_check` before use: it reads every page (about 0.1 s per 50 MB).
+        case atOpen
+        /// Only what opening reads (the header and the schema); `verifyIntegrity()` does the full check
+        /// later, once the node is up, so a large cache does not delay the start.
+        case deferred
+        /// None, for measurements on files they have just written.
+        case skipped
+    }
+
+    /// Opens (creating or migrating) the catalog at `path`, checking it fully first unless told not to.
+    public convenience init(path: String, checkIntegrity: Bool = true,
+                            logger: Logger = Logger(label: "medianode.catalog")) throws {
+        try self.init(path: path, integrityCheck: checkIntegrity ? .atOpen : .skipped, logger: logger)
+    }
 
     /// Opens (creating or migrating) the catalog at `path`.
     ///
-    /// A file that is not a database or fails `PRAGMA quick_check` is moved aside to
-    /// `<path>.corrupt-<timestamp>` (with its -wal and -shm) and replaced by an empty catalog: the node must
-    /// come up and browse local media even when the cache is lost. Other errors (permissions, full disk) throw.
-    public init(path: String, checkIntegrity: Bool = true, logger: Logger = Logger(label: "medianode.catalog")) throws {
+    /// A file that is not a database, fails the check, or was found corrupt while in use by an earlier
+    /// run is moved aside to `<path>.corrupt-<timestamp>` (with its -wal and -shm) and replaced by an
+    /// empty catalog: the node must come up and browse local media even when the cache is lost. Other
+    /// errors (permissions, full disk) throw.
+    public init(path: String, integrityCheck: IntegrityCheck,
+                logger: Logger = Logger(label: "medianode.catalog")) throws {
         self.path = path
         self.logger = logger
+        let pool: DatabasePool
         do {
-            pool = try Self.open(path: path, checkIntegrity: checkIntegrity)
+            if let marked = Self.rebuildMark(path: path) { throw CatalogDatabaseError.integrityCheckFailed(marked) }
+            pool = try Self.open(path: path, checkIntegrity: integrityCheck == .atOpen)
         } catch let failure where Self.isCorruption(failure) {
             let aside = try Self.moveAside(path: path)
             logger.error(
@@ -32,6 +56,7 @@ public final class CatalogDatabase: Sendable {
                 metadata: ["path": "\(path)", "movedTo": "\(aside)", "error": "\(failure)"])
             pool = try Self.open(path: path, checkIntegrity: false)
         }
+        currentPool = Mutex(pool)
     }
 
     /// Closes the pool; further calls throw. Pending readers finish first.
@@ -73,7 +98,7 @@ public final class CatalogDatabase: Sendable {
         let manager = FileManager.default
         let target = "\(path).corrupt-\(stamp)"
         try manager.moveItem(atPath: path, toPath: target)
-        for suffix in ["-wal", "-shm"] where manager.fileExists(atPath: path + suffix) {
+        for suffix in ["-wal", "-shm", rebuildMarkSuffix] where manager.fileExists(atPath: path + suffix) {
             try? manager.moveItem(atPath: path + suffix, toPath: "\(path)\(suffix).corrupt-\(stamp)")
         }
         return target
