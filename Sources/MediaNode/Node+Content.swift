@@ -19,7 +19,9 @@ extension Node {
                     self.logger.error("cannot read the catalog for the content tree: \(error)")
                 }
                 self.initialStatePublished.open()
+                await self.clearLeftoverTree()
             },
+            Task { await self.retainedBook?.run() },
             Task { for await diff in changes { content.mark(diff) } },
             Task { await self.flushContent(content) },
             Task { await self.saveProgressPeriodically() },
@@ -52,6 +54,19 @@ extension Node {
             case let .clear(path):
                 retained.clear(topics.contentTree(path.indices))
             }
+        }
+    }
+
+    /// Clears the tree nodes an earlier run left retained that this run has not published (deeper nodes
+    /// browsed then, nodes of content gone since): a fresh subscriber to the tree sees only live nodes.
+    func clearLeftoverTree() async {
+        guard let retainedBook else { return }
+        let tree = topics.contentTree
+        let leftovers = await retainedBook.leftovers().filter { $0 == tree || $0.hasPrefix(tree + "/") }
+        guard !leftovers.isEmpty else { return }
+        let cleared = retained.clearLeftovers(leftovers)
+        if !cleared.isEmpty {
+            logger.info("clearing tree nodes an earlier run left retained", metadata: ["count": "\(cleared.count)"])
         }
     }
 

@@ -25,6 +25,8 @@ public final class Node: Sendable {
     let content: NodeContent?
     let transport: any MessageTransport
     let retained: RetainedPublisher
+    /// Which tree nodes are retained, remembered across restarts when the catalog can hold it.
+    let retainedBook: RetainedTopicBook?
     let logger: Logger
     let startedAt: Date
     let catalogInfo = CatalogInfoState()
@@ -43,7 +45,11 @@ public final class Node: Sendable {
         self.catalog = catalog
         self.commandCenter = commandCenter ?? RemoteCommandCenter(capabilities: configuration.capabilities)
         self.logger = logger
-        self.retained = RetainedPublisher(transport: transport, logger: logger)
+        let tree = configuration.topics.contentTree
+        self.retainedBook = (catalog as? any RetainedTopicMemory).map { RetainedTopicBook(memory: $0, logger: logger) }
+        self.retained = RetainedPublisher(
+            transport: transport, logger: logger, book: retainedBook,
+            remembers: { $0 == tree || $0.hasPrefix(tree + "/") })
         self.feedback = FeedbackBook(catalog: catalog, logger: logger)
         self.nowPlaying = NowPlayingPublisher(
             resolver: ArtworkResolver(
@@ -126,6 +132,7 @@ public final class Node: Sendable {
             logger.warning("could not confirm 'offline' with the broker before disconnecting (\(error))")
         }
         await saveCurrentProgress()
+        await retainedBook?.flush()
         await transport.shutdown()
         await engine?.shutdown()
     }

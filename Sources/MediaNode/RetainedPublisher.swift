@@ -9,27 +9,37 @@ final class RetainedPublisher: Sendable {
     private let transport: any MessageTransport
     private let logger: Logger
     private let state = Mutex(State())
+    /// Remembers the topics `remembers` selects across restarts, when the node has a memory for them.
+    private let book: RetainedTopicBook?
+    private let remembers: @Sendable (String) -> Bool
 
     private struct State {
         var published: [String: [UInt8]] = [:]
         var isConnected = false
+        /// Leftovers of an earlier run to clear once connected.
+        var pendingClears: Set<String> = []
     }
 
-    init(transport: any MessageTransport, logger: Logger) {
+    init(transport: any MessageTransport, logger: Logger, book: RetainedTopicBook? = nil,
+         remembers: @escaping @Sendable (String) -> Bool = { _ in false }) {
         self.transport = transport
         self.logger = logger
+        self.book = book
+        self.remembers = remembers
     }
 
     /// Publishes `payload` retained with QoS 1 unless the topic already holds exactly these bytes.
     /// Returns whether a message went out.
     @discardableResult
     func publish(_ topic: String, _ payload: [UInt8]) -> Bool {
-        let (changed, connected) = state.withLock { state in
-            guard state.published[topic] != payload else { return (false, state.isConnected) }
-            state.published[topic] = payload
-            return (true, state.isConnected)
+        let (changed, isNew, connected) = state.withLock { state in
+            guard state.published[topic] != payload else { return (false, false, state.isConnected) }
+            let isNew = state.published.updateValue(payload, forKey: topic) == nil
+            state.pendingClears.remove(topic)
+            return (true, isNew, state.isConnected)
         }
         if changed && connected { send(topic, payload) }
+        if isNew && remembers(topic) { book?.published(topic) }
         return changed
     }
 
@@ -37,6 +47,25 @@ final class RetainedPublisher: Sendable {
     func clear(_ topic: String) {
         let (existed, connected) = state.withLock { ($0.published.removeValue(forKey: topic) != nil, $0.isConnected) }
         if existed && connected { send(topic, []) }
+        if existed && remembers(topic) { book?.cleared(topic) }
+    }
+
+    /// Clears topics an earlier run left retained, except those published again since; while
+    /// disconnected they wait for the next `connected`. Returns the topics it clears.
+    @discardableResult
+    func clearLeftovers(_ topics: Set<String>) -> Set<String> {
+        let cleared = state.withLock { state in
+            let leftovers = topics.filter { state.published[$0] == nil }
+            // Sent under the lock: a publish of the same topic cannot slip in between check and clear.
+            if state.isConnected {
+                for topic in leftovers { send(topic, []) }
+            } else {
+                state.pendingClears.formUnion(leftovers)
+            }
+            return leftovers
+        }
+        for topic in cleared where remembers(topic) { book?.cleared(topic) }
+        return cleared
     }
 
     /// Marks the transport down: changes are recorded and sent on the next `connected`.
@@ -54,6 +83,10 @@ final class RetainedPublisher: Sendable {
         for topic in first { if let payload = snapshot[topic] { send(topic, payload) } }
         for (topic, payload) in snapshot.sorted(by: { $0.key < $1.key }) where !first.contains(topic) {
             send(topic, payload)
+        }
+        state.withLock { state in
+            for topic in state.pendingClears.sorted() where state.published[topic] == nil { send(topic, []) }
+            state.pendingClears = []
         }
     }
 

@@ -137,6 +137,7 @@ enum CatalogSchema {
         }
         registerVersion2(in: &migrator)
         registerVersion3(in: &migrator)
+        registerRetainedTopics(in: &migrator)
         return migrator
     }
 }
