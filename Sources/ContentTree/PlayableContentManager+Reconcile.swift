@@ -5,6 +5,9 @@ extension PlayableContentManager {
     /// says so or its position may now hold another container (its parent's child list changed, or its
     /// container was removed); it is published only if its document changed. Missing nodes of the upper
     /// levels are added, and nodes that lead nowhere or are too deep are cleared.
+    ///
+    /// All or nothing: when a catalog read fails halfway, the update is never published, so the nodes
+    /// recorded so far are forgotten again and the next reconcile renders them afresh.
     func reconcile(removed: Set<String> = [], isDirty: (ContentTreeNode) -> Bool) async throws -> TreeUpdate {
         var update = TreeUpdate()
         var childPaths: [IndexPath: [IndexPath]] = [:]
@@ -12,7 +15,14 @@ extension PlayableContentManager {
             if let parent = path.parent { childPaths[parent, default: []].append(path) }
         }
         for list in childPaths.keys { childPaths[list]?.sort(by: Self.treeOrder) }
-        try await visit(.root, container: nil, childPaths: childPaths, removed: removed, isDirty: isDirty, &update)
+        let before = (nodes, contents, requestedLimits)
+        do {
+            try await visit(.root, container: nil, childPaths: childPaths, removed: removed, isDirty: isDirty, &update)
+        } catch {
+            (nodes, contents, requestedLimits) = before
+            answers.removeAll()
+            throw error
+        }
         return update
     }
 

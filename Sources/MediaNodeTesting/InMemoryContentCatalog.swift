@@ -11,6 +11,13 @@ public final class InMemoryContentCatalog: ContentCatalog, Sendable {
         var positions: [String: PlaybackPosition] = [:]
         var feedback: [String: ItemFeedback] = [:]
         var subscribers: [AsyncStream<CatalogDiff>.Continuation] = []
+        var unreadable: Set<String> = []
+    }
+
+    /// What reading an unreadable container throws, as a damaged file would.
+    public struct ReadError: Error, Equatable {
+        public var container: String
+        public init(container: String) { self.container = container }
     }
 
     private let state = Mutex(State())
@@ -46,6 +53,11 @@ public final class InMemoryContentCatalog: ContentCatalog, Sendable {
         }
     }
 
+    /// Reading these containers' children fails from now on (none: all readable again).
+    public func setUnreadable(_ containers: Set<String>) {
+        state.withLock { $0.unreadable = containers }
+    }
+
     /// Tells every `changes()` subscriber about a change.
     public func announce(_ diff: CatalogDiff) {
         let subscribers = state.withLock { $0.subscribers }
@@ -63,7 +75,8 @@ public final class InMemoryContentCatalog: ContentCatalog, Sendable {
     }
 
     public func children(of containerIdentifier: String, offset: Int, limit: Int) async throws -> ContentPage {
-        state.withLock { state in
+        try state.withLock { state throws(ReadError) in
+            guard !state.unreadable.contains(containerIdentifier) else { throw ReadError(container: containerIdentifier) }
             let all = state.children[containerIdentifier] ?? []
             let start = max(0, offset)
             let end = min(all.count, start + max(0, limit))

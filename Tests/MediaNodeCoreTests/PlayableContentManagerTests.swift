@@ -189,6 +189,19 @@ struct PlayableContentManagerTests {
         #expect(progress.published.first?.children[1].playbackProgress == 0.5)
     }
 
+    @Test("a start that fails halfway leaves nothing recorded: once the catalog reads again, a change publishes the upper levels")
+    func failedStartRecordsNothing() async throws {
+        let catalog = sampleCatalog()
+        let tree = manager(catalog)
+        catalog.setUnreadable(["lib:songs"])
+        await #expect(throws: InMemoryContentCatalog.ReadError(container: "lib:songs")) { try await tree.start() }
+        #expect(await tree.publishedPaths.isEmpty)
+        #expect(tree.publishedAnswer([], offset: nil, limit: nil) == nil)
+        catalog.setUnreadable([])
+        let update = try await tree.apply(CatalogDiff(changedContainers: [ContentItem.rootIdentifier]))
+        #expect(update.published.map(\.indexPath) == [[], [0], [0, 0], [0, 1], [1], [1, 0]])
+    }
+
     @Test("an index path resolves to its items, section first")
     func resolvesPaths() async throws {
         let tree = manager(sampleCatalog())
