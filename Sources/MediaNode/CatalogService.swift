@@ -92,9 +92,10 @@ public struct CatalogService: Service {
 
     /// The full integrity check the start skipped; a cache rebuilt because it was corrupt is refilled at once.
     func verifyCatalog() async {
-        guard await database.verifyIntegrity(), !Task.isCancelled else { return }
+        guard let aside = await database.verifyIntegrity(), !Task.isCancelled else { return }
         node.publishEvent([
-            "type": "error", "kind": "catalog", "message": "the catalog cache was corrupt; it was moved aside and is being rebuilt",
+            "type": "error", "kind": "database", "movedTo": .string(aside),
+            "message": "the catalog cache failed its integrity check; it was moved aside and is rebuilt from the sources",
         ])
         await node.refreshCatalogSummary()
         await refreshAll()

@@ -12,9 +12,10 @@ extension CatalogDatabase {
     /// Runs `PRAGMA quick_check` on the whole file now (for a catalog opened with `.deferred`). A file that
     /// fails it is moved aside and replaced by an empty catalog, as at open, and every `changes()`
     /// subscriber hears that the root changed, so the tree shows what is left (nothing, until the sources
-    /// refill it). Returns whether the catalog was rebuilt.
+    /// refill it). Returns where the corrupt file went; nil when it passed, or could not be checked or
+    /// replaced now (then it is moved aside at the next open).
     @discardableResult
-    public func verifyIntegrity() async -> Bool {
+    public func verifyIntegrity() async -> String? {
         let started = ContinuousClock.now
         let problems: [String]
         do {
@@ -22,18 +23,19 @@ extension CatalogDatabase {
         } catch where Self.isCorruption(error) {
             problems = ["\(error)"]
         } catch is CancellationError {
-            return false
+            return nil
         } catch {
             logger.warning("could not check the catalog's integrity", metadata: ["path": "\(path)", "error": "\(error)"])
-            return false
+            return nil
         }
         guard problems != ["ok"] else {
             logger.debug("catalog integrity check passed", metadata: ["took": "\(ContinuousClock.now - started)"])
-            return false
+            return nil
         }
         let detail = problems.prefix(5).joined(separator: "; ")
+        let aside: String
         do {
-            let aside = try await rebuild()
+            aside = try await rebuild()
             logger.error(
                 "catalog database failed its integrity check while in use; moved aside and rebuilt empty, sources refill it",
                 metadata: ["path": "\(path)", "movedTo": "\(aside)", "error": "\(detail)"])
@@ -42,10 +44,10 @@ extension CatalogDatabase {
             logger.error(
                 "catalog database failed its integrity check and cannot be replaced while in use; it is moved aside at the next start",
                 metadata: ["path": "\(path)", "error": "\(detail)", "rebuildError": "\(error)"])
-            return false
+            return nil
         }
         broadcaster.publish(CatalogDiff(changedContainers: [ContentItem.rootIdentifier]))
-        return true
+        return aside
     }
 
     /// Closes the current pool, moves its files aside and opens an empty catalog in their place.

@@ -1,0 +1,74 @@
+import CatalogStore
+import ContentTree
+import Foundation
+import MQTTTransport
+import MediaJSON
+import MediaNodeTesting
+import Testing
+
+/// The daemon opens its catalog without the full integrity check and runs it once it is up.
+@Suite("A corrupt catalog found after the start, in the real daemon", .serialized)
+struct CatalogRebuildTests {
+    @Test("the daemon comes up on a damaged cache, then moves it aside, says so, and refills the tree from its library")
+    func damagedCacheIsRebuiltWhileRunning() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("rebuild")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let music = directory.appendingPathComponent("music")
+        for track in AudioFixtures.album(count: 2, seconds: 0.3, album: "Kept Album", artist: "Rebuild Band") {
+            try AudioFixtures.writeTone(track, in: music.appendingPathComponent("Rebuild Band/Kept Album"))
+        }
+        let path = directory.appendingPathComponent("catalog.sqlite").path
+        do {
+            // Enough content that the damage lands in pages the start does not read.
+            let database = try CatalogDatabase(path: path)
+            _ = await CatalogRefresher(database: database).refresh(LocalFolderProvider(roots: [music]))
+            let bulk = CatalogSource(kind: .json, location: "test://bulk")
+            try await database.register(bulk)
+            try await database.replaceContent(of: bulk.identifier, with: SyntheticCatalog.snapshot(source: bulk, items: 5000))
+            try await database.pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            try database.close()
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+            let size = try handle.seekToEnd()
+            try handle.seek(toOffset: size / 2)
+            try handle.write(contentsOf: Data(repeating: 0xFF, count: 16 * 4096))
+            try handle.close()
+        }
+
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let watcher = try TestMQTTClient(brokerURL: broker.url)
+        try await watcher.connect()
+        try await watcher.subscribeAndSettle("medianode/rebuild1/#")
+        let node = try NodeProcess(arguments: [
+            "--broker", broker.url, "--node-id", "rebuild1", "--audio-sink", "fake", "--database", path,
+            "--library", music.path,
+        ])
+        _ = try await watcher.first(timeout: .seconds(30)) { $0.topic == "medianode/rebuild1/content/tree" }
+        let event = try await watcher.first(timeout: .seconds(30)) { message in
+            message.topic == "medianode/rebuild1/events"
+                && (try? JSONValue(parsing: message.payload))?["kind"] == "database"
+        }
+        let movedTo = try #require(try JSONValue(parsing: event.payload)["movedTo"]?.stringValue)
+        #expect(FileManager.default.fileExists(atPath: movedTo))
+        #expect(await node.waitForLog("failed its integrity check"), "\(node.log)")
+        // Cleared, then refilled by the rescan: after the event the albums node lists the album again.
+        let eventIndex = try #require(await watcher.received.firstIndex { $0.payload == event.payload })
+        let deadline = ContinuousClock.now + .seconds(30)
+        var refilled = false
+        while !refilled && ContinuousClock.now < deadline {
+            refilled = await watcher.received.dropFirst(eventIndex + 1).contains { message in
+                message.topic == "medianode/rebuild1/content/tree/0/1"
+                    && (try? JSONValue(parsing: message.payload))?["children"]?.arrayValue?.first?["title"] == "Kept Album"
+            }
+            if !refilled { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let seen = await watcher.received.dropFirst(eventIndex).map { "\($0.topic) \(String(decoding: $0.payload.prefix(200), as: UTF8.self))" }
+        #expect(refilled, "the albums node was not republished from the rebuilt catalog: \(node.log) \(seen)")
+        let database = try CatalogDatabase(path: path, integrityCheck: .skipped)
+        #expect(try await database.summary().playables == 2, "only the library came back; the bulk source is gone")
+        try database.close()
+        node.signal(SIGTERM)
+        #expect(await node.waitForExit() == 0)
+        await watcher.disconnect()
+    }
+}
