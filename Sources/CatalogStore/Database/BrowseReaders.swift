@@ -12,6 +12,8 @@ import Synchronization
 final class BrowseReaders: Sendable {
     private let idle = Mutex<[DatabaseQueue]>([])
     private let closed = Mutex(false)
+    /// Grows when the file is replaced (`reset`): connections to the old one are not kept.
+    private let generation = Mutex(0)
 
     /// Connections kept idle; more are opened under concurrent browsing and closed when returned.
     static let keptIdle = 3
@@ -21,13 +23,28 @@ final class BrowseReaders: Sendable {
     /// Runs `body` on an idle connection to `path`, opening one if none is idle.
     func read<T>(path: String, _ body: (Database) throws -> T) throws -> T {
         guard !closed.withLock({ $0 }) else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "catalog database is closed") }
+        let opened = generation.withLock { $0 }
         let connection = try idle.withLock { $0.popLast() } ?? Self.open(path)
         defer {
             idle.withLock { connections in
-                if connections.count < Self.keptIdle, !closed.withLock({ $0 }) { connections.append(connection) }
+                if connections.count < Self.keptIdle, !closed.withLock({ $0 }), generation.withLock({ $0 }) == opened {
+                    connections.append(connection)
+                }
             }
         }
         return try connection.inDatabase(body)
+    }
+
+    /// Closes the idle connections before the file is moved aside and replaced; later reads open the new
+    /// file, and connections still lent out close when returned.
+    func reset() throws {
+        generation.withLock { $0 += 1 }
+        for connection in idle.withLock({ connections in
+            defer { connections.removeAll() }
+            return connections
+        }) {
+            try connection.close()
+        }
     }
 
     /// Closes the idle connections; later reads throw. Connections still lent out close when returned.

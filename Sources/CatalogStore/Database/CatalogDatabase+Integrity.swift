@@ -50,15 +50,17 @@ extension CatalogDatabase {
         return aside
     }
 
-    /// Closes the current pool, moves its files aside and opens an empty catalog in their place.
+    /// Closes the current pool and browse connections, moves the files aside and opens an empty catalog in
+    /// their place.
     ///
     /// The old pool is closed before the new file exists: SQLite deletes a WAL file by name when its last
-    /// connection closes, which would otherwise be the new catalog's. Calls made meanwhile fail with
-    /// "connection is closed" and are reported like any read error.
+    /// writing connection closes, which would otherwise be the new catalog's. Calls made meanwhile fail
+    /// with "connection is closed" and are reported like any read error.
     func rebuild() async throws -> String {
         let old = pool
         // Interrupted, a long refresh transaction gives way at once instead of holding up the close.
         old.interrupt()
+        try browseReaders.reset()
         try await Self.offCooperativePool { try old.close() }
         let aside = try Self.moveAside(path: path)
         let fresh = try Self.open(path: path, checkIntegrity: false)
