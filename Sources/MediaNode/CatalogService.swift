@@ -125,6 +125,8 @@ public struct CatalogService: Service {
                 node.publishEvent(Self.updatedEvent(source, diff))
             }
             if !removed.isEmpty { await node.refreshCatalogSummary() }
+        } catch is CancellationError {
+            return
         } catch {
             logger.error("could not remove catalog sources no longer configured: \(error)")
         }
