@@ -5,18 +5,22 @@ import Foundation
 /// GStreamer state changes and flushing seeks block until streaming threads stop; run on Swift's
 /// cooperative pool they would starve unrelated tasks (the pool has one thread per core, two here).
 /// The engine actor uses this executor, so each of its methods may block without harming anyone else.
-final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
+///
+/// It is a task executor too: a task that prefers it (the node's playback command lane) runs its
+/// nonisolated code, and the default actors it calls, on this thread, so a command reaches the engine
+/// without waking a cooperative thread and coming back.
+final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// The job list shared with the thread. Kept apart from the executor so the thread does not keep the
     /// executor alive: when the executor goes away, the thread drains and ends.
     private final class JobQueue: @unchecked Sendable {
         // Guarded by `condition`.
         private let condition = NSCondition()
-        private var jobs: [(UnownedJob, UnownedSerialExecutor)] = []
+        private var jobs: [UnownedJob] = []
         private var isFinished = false
 
-        func push(_ job: UnownedJob, on executor: UnownedSerialExecutor) {
+        func push(_ job: UnownedJob) {
             condition.lock()
-            jobs.append((job, executor))
+            jobs.append(job)
             condition.signal()
             condition.unlock()
         }
@@ -28,8 +32,9 @@ final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
             condition.unlock()
         }
 
-        /// The thread's body: runs jobs in order until finished and empty.
-        func run() {
+        /// The thread's body: runs jobs in order until finished and empty. Every job runs isolated to the
+        /// serial executor and with the task executor, which is what a job enqueued as either expects.
+        func run(serial: UnownedSerialExecutor, task: UnownedTaskExecutor) {
             while true {
                 condition.lock()
                 while jobs.isEmpty && !isFinished { condition.wait() }
@@ -37,7 +42,7 @@ final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
                 let batch = jobs
                 jobs.removeAll(keepingCapacity: true)
                 condition.unlock()
-                for (job, executor) in batch { job.runSynchronously(on: executor) }
+                for job in batch { job.runSynchronously(isolatedTo: serial, taskExecutor: task) }
             }
         }
     }
@@ -45,7 +50,10 @@ final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
     private let queue = JobQueue()
 
     init(name: String) {
-        let thread = Thread { [queue] in queue.run() }
+        // Unowned references: the thread must not keep the executor alive (see `JobQueue`).
+        let serial = UnownedSerialExecutor(ordinary: self)
+        let task = UnownedTaskExecutor(ordinary: self)
+        let thread = Thread { [queue] in queue.run(serial: serial, task: task) }
         thread.name = name
         thread.start()
     }
@@ -53,7 +61,7 @@ final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
     deinit { queue.finish() }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        queue.push(UnownedJob(job), on: asUnownedSerialExecutor())
+        queue.push(UnownedJob(job))
     }
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {

@@ -175,6 +175,8 @@ extension MQTTClient {
             properties: Self.readProperties(properties))
         if let messageHandler {
             messageHandler(inbound)
+        } else if let router = router.withLock({ $0 }), router(inbound) {
+            return
         } else {
             continuation.yield(.message(inbound))
         }

@@ -17,6 +17,8 @@ public final class MQTTClient: Sendable {
     let logger: Logger
     let continuation: AsyncStream<MQTTEvent>.Continuation
     let messageHandler: (@Sendable (MQTTMessage) -> Void)?
+    /// Takes inbound messages on the network thread before `events` does; see `route`.
+    let router = Mutex<(@Sendable (MQTTMessage) -> Bool)?>(nil)
     let state = Mutex(State())
     /// Wakes the network thread out of a reconnect back-off when shutting down.
     let wakeUp = DispatchSemaphore(value: 0)
@@ -83,6 +85,13 @@ public final class MQTTClient: Sendable {
     }
 
     public var isConnected: Bool { state.withLock { $0.isConnected } }
+
+    /// Hands every inbound message to `router` on the network thread, as it arrives; the messages it
+    /// returns false for still go to `events`. A receiver that answers from memory answers without a
+    /// thread hop, and one with several queues fills each in arrival order. The router must not block.
+    public func route(_ router: @escaping @Sendable (MQTTMessage) -> Bool) {
+        self.router.withLock { $0 = router }
+    }
 
     /// Publishes a message. Returns once libmosquitto has queued it; use `publishAndWait` to wait for the
     /// broker's acknowledgement.

@@ -10,14 +10,19 @@ extension Node {
     func registerContentCommands(_ content: NodeContent) {
         let manager = content.manager
         let artworkTopic: @Sendable (String) -> String = { [topics] in topics.artwork($0) }
-        commandCenter.addHandler(for: .browse) { [weak self] event in
+        // A browse that changes nothing gets the document its topic already holds (S26), on the
+        // transport's thread when nothing waits before it.
+        let published: ImmediateCommandHandler = { event in
+            guard case let .browse(path, offset, limit) = event.arguments,
+                  let answer = manager.publishedAnswer(IndexPath(path), offset: offset, limit: limit)
+            else { return nil }
+            Self.prefetch(answer.prefetch, manager)
+            return .success(encodedData: answer.document)
+        }
+        commandCenter.addHandler(for: .browse, immediate: published) { [weak self] event in
+            if let answer = published(event) { return answer }
             guard case let .browse(path, offset, limit) = event.arguments else { return .failed("bad arguments") }
             let indexPath = IndexPath(path)
-            // A browse that changes nothing gets the document its topic already holds (S26).
-            if let answer = manager.publishedAnswer(indexPath, offset: offset, limit: limit) {
-                Self.prefetch(answer.prefetch, manager)
-                return .success(encodedData: answer.document)
-            }
             do {
                 switch try await manager.browse(indexPath, offset: offset, limit: limit) {
                 case let .noSuchContent(message):

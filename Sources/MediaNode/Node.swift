@@ -9,9 +9,10 @@ import MediaJSON
 
 /// The node: wires the transport to the command center and publishes the retained state of the contract.
 ///
-/// Inbound messages are handled in arrival order on two lanes, one message at a time on each: browse,
-/// contentItem and the context on the inbound task itself, so the cache answers at once (S26) whatever
-/// the audio is doing; every other command on the playback lane. Every request gets exactly one reply.
+/// Inbound messages are handled in arrival order on two lanes, one message at a time on each (see
+/// `InboundLanes`): browse, contentItem and the context on the content lane, so the cache answers at
+/// once (S26) whatever the audio is doing; every other command on the playback lane. Every request gets
+/// exactly one reply.
 public final class Node: Sendable {
     public let configuration: NodeConfiguration
     public let commandCenter: RemoteCommandCenter
@@ -89,9 +90,16 @@ public final class Node: Sendable {
         let playbackTasks = startPlayback() + startContent()
         defer { for task in playbackTasks { task.cancel() } }
         if content == nil { initialStatePublished.open() }
-        let (playbackLane, laneInput) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
-        Task { for await message in playbackLane { await self.handle(message) } }
-        defer { laneInput.finish() }
+        let lanes = InboundLanes(node: self)
+        defer {
+            lanes.finish()
+            transport.route { _ in false }
+        }
+        transport.route { [weak self] message in
+            guard let self else { return false }
+            lanes.route(message, node: self)
+            return true
+        }
         transport.start()
         for await event in transport.events {
             switch event {
@@ -100,10 +108,8 @@ public final class Node: Sendable {
             case let .disconnected(reason):
                 retained.disconnected()
                 logger.debug("transport disconnected: \(reason)")
-            case let .message(message) where isContentMessage(message):
-                await handle(message)
             case let .message(message):
-                laneInput.yield(message)
+                lanes.route(message, node: self)
             }
         }
     }
@@ -135,54 +141,6 @@ public final class Node: Sendable {
         await retainedBook?.flush()
         await transport.shutdown()
         await engine?.shutdown()
-    }
-
-    // MARK: - Inbound
-
-    /// Reads of the content tree and the context: they never wait for the audio.
-    func isContentMessage(_ message: MQTTMessage) -> Bool {
-        guard let name = topics.commandName(in: message.topic) else { return message.topic == topics.context }
-        return name == RemoteCommand.browse.rawValue || name == RemoteCommand.contentItem.rawValue
-    }
-
-    func handle(_ message: MQTTMessage) async {
-        if let name = topics.commandName(in: message.topic) {
-            let reply = await commandCenter.handle(
-                name: name, payload: message.payload, maximumPayload: configuration.maximumPayload)
-            guard reply.result.deferred != nil else { return send(reply, to: message.properties) }
-            // Answered when its work finishes (playItem: once audio plays); the lane moves on meanwhile.
-            Task { self.send(await reply.finished(), to: message.properties) }
-        } else if message.topic == topics.context {
-            await handleContext(message.payload)
-        }
-    }
-
-    /// Sends the one reply a request gets: on `P/result`, and on its response topic when it named one.
-    func send(_ reply: CommandReply, to request: MQTTProperties) {
-        let payload = reply.jsonBytes
-        if reply.result.status != .success {
-            logger.info("\(reply.command) -> \(reply.result.status.rawValue): \(reply.result.message ?? "")")
-        }
-        do {
-            try transport.publish(topic: topics.result, payload: payload, qos: 1, retain: false,
-                                  properties: MQTTProperties(contentType: "application/json"))
-            if let responseTopic = request.responseTopic {
-                try transport.publish(
-                    topic: responseTopic, payload: payload, qos: 1, retain: false,
-                    properties: MQTTProperties(correlationData: request.correlationData, contentType: "application/json"))
-            }
-        } catch {
-            logger.warning("could not send the reply to \(reply.command): \(error)")
-        }
-    }
-
-    func handleContext(_ payload: [UInt8]) async {
-        if case let .refused(reply) = CommandRequest.decode(name: "context", payload: payload) {
-            logger.warning("ignored a malformed context message: \(reply.result.message ?? "")")
-            publishEvent(["type": "error", "message": .string("context: \(reply.result.message ?? "")")])
-            return
-        }
-        await applyContext(payload)
     }
 
     // MARK: - Outbound

@@ -4,6 +4,10 @@ import MediaJSON
 /// Handles one validated command. Runs on the caller's task; may await the engine.
 public typealias CommandHandler = @Sendable (RemoteCommandEvent) async -> CommandResult
 
+/// Answers a validated command from what is at hand, without waiting for anything, or returns nil when
+/// it cannot (then the command's `CommandHandler` answers it). Runs on the transport's thread.
+public typealias ImmediateCommandHandler = @Sendable (RemoteCommandEvent) -> CommandResult?
+
 /// A validated command on its way to its handlers.
 public struct RemoteCommandEvent: Sendable, Equatable {
     public var command: RemoteCommand
@@ -26,8 +30,14 @@ public final class RemoteCommandCenter: Sendable {
     private let changeContinuation: AsyncStream<Void>.Continuation
     private let state = Mutex(State())
 
+    struct Registration {
+        var token: CommandHandlerToken
+        var handler: CommandHandler
+        var immediate: ImmediateCommandHandler?
+    }
+
     struct State {
-        var handlers: [RemoteCommand: [(token: CommandHandlerToken, handler: CommandHandler)]] = [:]
+        var handlers: [RemoteCommand: [Registration]] = [:]
         var disabled: Set<RemoteCommand> = []
         var unavailable: Set<RemoteCommand> = []
         var parameters: [RemoteCommand: [String: JSONValue]] = [:]
@@ -48,12 +58,15 @@ public final class RemoteCommandCenter: Sendable {
     // MARK: - Registry (S3)
 
     /// Adds a handler; several may serve one command and run in the order they were added.
+    /// - Parameter immediate: answers from memory when it can, for `answerImmediately`; used only while
+    ///   this is the command's one handler.
     @discardableResult
-    public func addHandler(for command: RemoteCommand, _ handler: @escaping CommandHandler) -> CommandHandlerToken {
+    public func addHandler(for command: RemoteCommand, immediate: ImmediateCommandHandler? = nil,
+                           _ handler: @escaping CommandHandler) -> CommandHandlerToken {
         let token = state.withLock { state in
             let token = CommandHandlerToken(rawValue: state.nextToken)
             state.nextToken += 1
-            state.handlers[command, default: []].append((token, handler))
+            state.handlers[command, default: []].append(Registration(token: token, handler: handler, immediate: immediate))
             return token
         }
         changeContinuation.yield()
@@ -140,22 +153,57 @@ public final class RemoteCommandCenter: Sendable {
     }
 
     public func perform(_ request: CommandRequest) async -> CommandReply {
-        func reply(_ result: CommandResult) -> CommandReply {
-            CommandReply(id: request.id, command: request.name, result: result)
+        switch prepare(request) {
+        case let .answered(reply): return reply
+        case let .ready(event, registrations):
+            let result = await Self.run(registrations.map(\.handler)[...], event)
+            return CommandReply(id: request.id, command: request.name, result: result)
+        }
+    }
+
+    /// Decodes, validates and answers one request when that needs no waiting: a refused request, or one
+    /// whose handler answers from memory (a browse of a published node). Nil: `handle` must answer it.
+    public func answerImmediately(name: String, payload: [UInt8],
+                                  maximumPayload: Int = CommandRequest.defaultMaximumPayload) -> CommandReply? {
+        switch CommandRequest.decode(name: name, payload: payload, maximumPayload: maximumPayload) {
+        case let .refused(reply): return reply
+        case let .request(request):
+            switch prepare(request) {
+            case let .answered(reply): return reply
+            case let .ready(event, registrations):
+                guard registrations.count == 1, let immediate = registrations[0].immediate,
+                      let result = immediate(event), result.deferred == nil
+                else { return nil }
+                return CommandReply(id: request.id, command: request.name, result: result)
+            }
+        }
+    }
+
+    enum Preparation {
+        /// Refused before any handler ran.
+        case answered(CommandReply)
+        case ready(RemoteCommandEvent, [Registration])
+    }
+
+    /// Everything about a request that is checked once, centrally: the name, the arguments, their ranges,
+    /// whether a handler serves the command and whether it is enabled.
+    func prepare(_ request: CommandRequest) -> Preparation {
+        func refuse(_ message: String) -> Preparation {
+            .answered(CommandReply(id: request.id, command: request.name, result: .failed(message)))
         }
         guard let command = RemoteCommand(rawValue: request.name) else {
-            return reply(.failed("unknown command '\(request.name)'"))
+            return refuse("unknown command '\(request.name)'")
         }
         let arguments: CommandArguments
         do {
             arguments = try command.parseArguments(request.payload)
             try checkRanges(arguments)
         } catch {
-            return reply(.failed(error.message))
+            return refuse(error.message)
         }
-        let gate: Result<[CommandHandler], CommandValidationError> = state.withLock { state in
-            let handlers = state.handlers[command]?.map(\.handler) ?? []
-            guard !handlers.isEmpty else { return .failure(.init("\(command.rawValue) is not implemented yet")) }
+        let gate: Result<[Registration], CommandValidationError> = state.withLock { state in
+            let registrations = state.handlers[command] ?? []
+            guard !registrations.isEmpty else { return .failure(.init("\(command.rawValue) is not implemented yet")) }
             guard !state.disabled.contains(command) else { return .failure(.init("\(command.rawValue) is disabled")) }
             // S17: hidden from head units while the rate is outside their set, yet explicit player rates still work.
             if command == .changePlaybackRate, case .changePlaybackRate(.next) = arguments,
@@ -164,15 +212,13 @@ public final class RemoteCommandCenter: Sendable {
                     "changePlaybackRate \"next\" is disabled while the rate (\(state.currentPlaybackRate)) is outside "
                         + "supportedPlaybackRates; send an explicit rate from playerPlaybackRates"))
             }
-            return .success(handlers)
+            return .success(registrations)
         }
-        let handlers: [CommandHandler]
         switch gate {
-        case let .failure(error): return reply(.failed(error.message))
-        case let .success(found): handlers = found
+        case let .failure(error): return refuse(error.message)
+        case let .success(registrations):
+            return .ready(RemoteCommandEvent(command: command, arguments: arguments, id: request.id), registrations)
         }
-        let event = RemoteCommandEvent(command: command, arguments: arguments, id: request.id)
-        return reply(await Self.run(handlers[...], event))
     }
 
     /// Runs handlers in order until one fails. A handler that answers later takes the rest of the chain

@@ -243,6 +243,7 @@ final class CountingTransport: MessageTransport, Sendable {
     var events: AsyncStream<MQTTEvent> { base.events }
     var protocolVersion: MQTTProtocolVersion { base.protocolVersion }
     func start() { base.start() }
+    func route(_ router: @escaping @Sendable (MQTTMessage) -> Bool) { base.route(router) }
     func publish(topic: String, payload: [UInt8], qos: Int, retain: Bool, properties: MQTTProperties) throws(MQTTError) {
         counts.withLock {
             $0.messages += 1
