@@ -56,6 +56,10 @@ struct CommandEffect: AsyncParsableCommand {
         let commander = try Commander(url: url, topics: configuration.topics)
         try await queue(item, library: library, with: commander)
 
+        // The MQTT floor: a bare client answering on P/result from its network thread, with a reply of
+        // the size the node sends, so the node's share can be told from the broker's.
+        let echo = try EchoResponder(url: url, replySize: 96, requestTopic: "bench/request", replyTopic: configuration.topics.result)
+        try await Task.sleep(for: .milliseconds(300))
         let nodeProbe = RenderProbe()
         let poller = try WAVPoller(path: wav.path, probe: nodeProbe)
         let bare = try BarePlaybin(uri: "file://" + item.path)
@@ -69,7 +73,10 @@ struct CommandEffect: AsyncParsableCommand {
             var warmup = true
             while done < repetitions {
                 var nodeBlock = EffectResults(), floorBlock = EffectResults()
-                for _ in 0..<block { measureNode(commander, nodeProbe, into: &nodeBlock) }
+                for _ in 0..<block {
+                    measureNode(commander, nodeProbe, into: &nodeBlock)
+                    measureTransport(commander, into: &floorBlock)
+                }
                 for _ in 0..<block { measureFloor(bare, into: &floorBlock) }
                 if warmup {
                     warmup = false
@@ -86,6 +93,7 @@ struct CommandEffect: AsyncParsableCommand {
         await node.shutdown()
         await nodeTask.value
         await commander.client.shutdown()
+        await echo.client.shutdown()
     }
 }
 
@@ -110,6 +118,8 @@ struct OperationSamples {
 struct EffectResults {
     var node: [String: OperationSamples] = [:]
     var floor: [String: OperationSamples] = [:]
+    /// Request to reply between two bare clients through the same broker.
+    var transport = LatencySamples()
     static let operations = ["play", "changePlaybackPosition", "pause"]
 
     mutating func record(_ operation: String, floor isFloor: Bool, start: Int64, reply: Int64, effect: Int64?) {
@@ -120,6 +130,7 @@ struct EffectResults {
     }
 
     mutating func merge(_ nodeBlock: EffectResults, _ floorBlock: EffectResults) {
+        transport.values += floorBlock.transport.values
         for operation in Self.operations {
             for (source, isFloor) in [(nodeBlock.node, false), (floorBlock.floor, true)] {
                 guard let block = source[operation] else { continue }
@@ -134,13 +145,20 @@ struct EffectResults {
     func print(repetitions: Int) {
         let effects = [
             "play": "first buffer rendered", "changePlaybackPosition": "first buffer of the new place",
-            "pause": "last buffer rendered",
+            "pause": "last buffer rendered after publish (0: none came)",
         ]
         for operation in Self.operations {
             let subject = node[operation] ?? OperationSamples(), base = floor[operation] ?? OperationSamples()
             report("\(operation): publish -> reply vs the direct call's return (\(repetitions) each):",
                    subject: ("medianode: reply on P/result", subject.reply),
                    floor: ("floor: bare playbin call returned", base.reply))
+            // The node's reply crosses the broker twice; the bare call does not. Both floors together:
+            let both = base.reply.median + transport.median
+            Swift.print(String(format: "  %-46@ n=%6d  p50 %8.1f µs  p90 %8.1f µs  p99 %8.1f µs",
+                         "floor: bare MQTT request -> reply, same broker" as NSString, transport.values.count,
+                         transport.median, transport.percentile(90), transport.percentile(99)))
+            Swift.print(String(format: "  the two floors' p50s added: %.1f µs; medianode's own share of its p50: %.1f µs",
+                         both, subject.reply.median - both))
             report("\(operation): publish -> \(effects[operation]!) vs the same on a bare playbin:",
                    subject: ("medianode: \(effects[operation]!)", subject.effect),
                    floor: ("floor: \(effects[operation]!)", base.effect))
@@ -165,6 +183,13 @@ func measureNode(_ commander: Commander, _ probe: RenderProbe, into results: ino
     let pauseReply = monotonicNanoseconds()
     results.record("pause", floor: false, start: start, reply: pauseReply, effect: probe.lastBuffer())
     _ = commander.send("changePlaybackPosition", #"{"positionTime":2}"#)
+}
+
+/// One request/reply between the commander and a bare echo client through the same broker.
+func measureTransport(_ commander: Commander, into results: inout EffectResults) {
+    let start = monotonicNanoseconds()
+    guard commander.send(topic: "bench/request", "{}") else { return }
+    results.transport.append(nanoseconds: monotonicNanoseconds() - start)
 }
 
 /// The same cycle called directly on the bare playbin.
@@ -212,9 +237,13 @@ final class Commander: @unchecked Sendable {
 
     /// Blocks the calling thread until the reply; false if none came within 5 s.
     func send(_ command: String, _ payload: String) -> Bool {
-        try? client.publish(topic: topics.command(command), payload: Array(payload.utf8), qos: 1)
+        send(topic: topics.command(command), payload)
+    }
+
+    func send(topic: String, _ payload: String) -> Bool {
+        try? client.publish(topic: topic, payload: Array(payload.utf8), qos: 1)
         if replied.wait(timeout: .now() + 5) == .timedOut {
-            Swift.print("warning: no reply to \(command) within 5 s")
+            Swift.print("warning: no reply on \(topic) within 5 s")
             return false
         }
         return true

@@ -218,15 +218,15 @@ struct ContentBench: AsyncParsableCommand {
 final class EchoResponder: @unchecked Sendable {
     let client: MQTTClient
 
-    init(url: BrokerURL, replySize: Int) throws {
+    init(url: BrokerURL, replySize: Int, requestTopic: String = "bench/request", replyTopic: String = "bench/reply") throws {
         let box = ClientBox()
         let reply = [UInt8](repeating: UInt8(ascii: "x"), count: max(1, replySize))
         client = try MQTTClient(configuration: MQTTConfiguration(broker: url, clientID: "bench-echo-\(replySize)")) { _ in
-            try? box.client?.publish(topic: "bench/reply", payload: reply, qos: 1)
+            try? box.client?.publish(topic: replyTopic, payload: reply, qos: 1)
         }
         box.client = client
         client.start()
-        try client.subscribe("bench/request", qos: 1)
+        try client.subscribe(requestTopic, qos: 1)
     }
 }
 
