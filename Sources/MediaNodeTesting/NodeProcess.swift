@@ -43,8 +43,9 @@ public final class NodeProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    /// Waits until the log contains `text`.
-    public func waitForLog(_ text: String, timeout: Duration = .seconds(10)) async -> Bool {
+    /// Waits until the log contains `text`. The default leaves room for a process start on a loaded
+    /// machine, where GStreamer may be rebuilding its plugin registry; a passing wait returns at once.
+    public func waitForLog(_ text: String, timeout: Duration = .seconds(30)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if log.contains(text) { return true }
