@@ -24,7 +24,7 @@ struct AudioSink {
         case .automatic:
             output = try automaticSink(logger: logger)
         case .wav(let path):
-            (output, writer) = try wavSink(path: path)
+            (output, writer) = try wavSink(path: path, logger: logger)
         case .pipeline(let text):
             output = try parseBin(text)
         }
@@ -92,8 +92,8 @@ struct AudioSink {
 
     /// Converts whatever playbin produces to the WAV's one format and hands each rendered buffer to Swift.
     /// The fakesink's `sync=true` means a buffer is handed over when it is played, not when it is decoded.
-    private static func wavSink(path: String) throws(AudioError) -> (UnsafeMutablePointer<GstElement>, WAVFileWriter) {
-        let writer = try WAVFileWriter(path: path)
+    private static func wavSink(path: String, logger: Logger) throws(AudioError) -> (UnsafeMutablePointer<GstElement>, WAVFileWriter) {
+        let writer = try WAVFileWriter(path: path, logger: logger)
         let caps = "audio/x-raw,format=S16LE,layout=interleaved,rate=\(WAVFileWriter.sampleRate),"
             + "channels=\(WAVFileWriter.channels)"
         let bin = try parseBin(

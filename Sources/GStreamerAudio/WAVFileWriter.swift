@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Playback
 import Synchronization
 
@@ -19,15 +20,19 @@ final class WAVFileWriter: Sendable {
     static let maximumDataSize = UInt64(UInt32.max) - UInt64(headerSize)
 
     let path: String
+    private let logger: Logger
     private struct Output {
         var descriptor: Int32
         var dataSize: UInt64 = 0
+        /// The last write failed and was logged; the next failure is not logged again.
+        var isFailing = false
     }
     private let output: Mutex<Output?>
 
     /// Creates (or truncates) the file and writes the header of an empty WAV.
-    init(path: String) throws(AudioError) {
+    init(path: String, logger: Logger = Logger(label: "medianode.audio")) throws(AudioError) {
         self.path = path
+        self.logger = logger
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw AudioError(.device, "cannot create \(path): \(String(cString: strerror(errno)))")
@@ -55,9 +60,22 @@ final class WAVFileWriter: Sendable {
             guard count > 0 else { return }
             let offset = off_t(Self.headerSize) + off_t(current.dataSize)
             let written = pwrite(current.descriptor, base, count, offset)
-            guard written > 0 else { return }
-            current.dataSize += UInt64(written)
-            Self.patchSizes(of: current.descriptor, dataSize: current.dataSize)
+            // A short write (a full disk) keeps whole frames only, so later audio stays aligned.
+            let kept = max(0, written) & ~3
+            if written < count {
+                if !current.isFailing {
+                    let reason = written < 0 ? String(cString: strerror(errno)) : "only \(written) of \(count) bytes written"
+                    logger.error("audio: cannot write to \(path) (\(reason)); audio is dropped until writing works again")
+                }
+                current.isFailing = true
+            } else if current.isFailing {
+                logger.notice("audio: writing to \(path) works again")
+                current.isFailing = false
+            }
+            if kept > 0 {
+                current.dataSize += UInt64(kept)
+                Self.patchSizes(of: current.descriptor, dataSize: current.dataSize)
+            }
             output = current
         }
     }

@@ -10,12 +10,20 @@ public final class NodeProcess: @unchecked Sendable {
     public let logFile: URL
 
     /// Starts `medianode` with `arguments`; its standard error goes to `logFile`.
-    public init(arguments: [String]) throws {
+    /// - Parameter fileSizeLimit: the largest file it may write, in bytes (`ulimit -f`), to act out a full disk.
+    public init(arguments: [String], fileSizeLimit: Int? = nil) throws {
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("medianode-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
-        process.executableURL = URL(fileURLWithPath: Self.binaryPath)
-        process.arguments = arguments
+        if let fileSizeLimit {
+            // The shell counts in 512-byte blocks and passes the limit on through exec.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -f \(max(1, fileSizeLimit / 512)) && exec \"$0\" \"$@\"", Self.binaryPath]
+                + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.binaryPath)
+            process.arguments = arguments
+        }
         process.standardOutput = log
         process.standardError = log
         try process.run()

@@ -11,3 +11,9 @@ func unblockShutdownSignals() {
     sigaddset(&set, SIGINT)
     pthread_sigmask(SIG_UNBLOCK, &set, nil)
 }
+
+/// A file-size limit (`ulimit -f`) must make the writes that pass it fail, which the catalog and the WAV
+/// sink report, rather than kill the daemon with SIGXFSZ.
+func ignoreFileSizeSignal() {
+    signal(SIGXFSZ, SIG_IGN)
+}

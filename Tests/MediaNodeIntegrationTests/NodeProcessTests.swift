@@ -83,6 +83,51 @@ struct NodeProcessTests {
         _ = await second.waitForExit()
     }
 
+    @Test("a full disk under the wav: sink is logged once, the WAV stays valid and the node goes on answering")
+    func wavSinkOnFullDisk() async throws {
+        let broker = try MosquittoBroker()
+        let directory = try AudioFixtures.makeTemporaryDirectory("full-disk")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let library = directory.appendingPathComponent("music")
+        try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+        for track in AudioFixtures.album(count: 1, seconds: 8, album: "Full", artist: "Disk", baseFrequency: 440) {
+            _ = try AudioFixtures.writeTone(track, in: library)
+        }
+        let wav = directory.appendingPathComponent("out.wav")
+        // About 2.3 s of the WAV's 176,400 bytes a second; the small catalog stays well below it.
+        let limit = 400_000
+        let watcher = try await watcher(broker, "medianode/proc/#")
+        let node = try NodeProcess(
+            arguments: ["--broker", broker.url, "--node-id", "proc", "--audio-sink", "wav:" + wav.path,
+                        "--library", library.path, "--database", directory.appendingPathComponent("catalog.sqlite").path],
+            fileSizeLimit: limit)
+        _ = try await watcher.first(timeout: .seconds(30)) { message in
+            message.topic == "medianode/proc/content/tree/0/1"
+                && (try? JSONValue(parsing: message.payload))?["children"]?[0] != nil
+        }
+        try await watcher.publish("medianode/proc/cmd/playItem", #"{"id":"play","indexPath":[0,1,0,0]}"#)
+        let play = try await watcher.first(timeout: .seconds(20)) { $0.topic == "medianode/proc/result" }
+        #expect(try JSONValue(parsing: play.payload)["status"] == "success", "\(String(decoding: play.payload, as: UTF8.self))")
+        #expect(await node.waitForLog("cannot write to \(wav.path)"), "log: \(node.log)")
+        // Still playing into the full file: the node answers, and says so once.
+        try await Task.sleep(for: .seconds(1))
+        try await watcher.publish("medianode/proc/cmd/pause", #"{"id":"pause"}"#)
+        let pause = try await watcher.first(timeout: .seconds(20)) {
+            $0.topic == "medianode/proc/result" && (try? JSONValue(parsing: $0.payload))?["id"] == "pause"
+        }
+        #expect(try JSONValue(parsing: pause.payload)["status"] == "success")
+        #expect(node.log.components(separatedBy: "cannot write to").count - 1 == 1, "log: \(node.log)")
+        let rendered = try WAVFile(contentsOf: wav)
+        #expect(rendered.riffSizeIsConsistent)
+        #expect(rendered.declaredDataSize == rendered.availableDataSize)
+        #expect(rendered.declaredDataSize % 4 == 0 && rendered.declaredDataSize + 44 <= limit)
+        #expect(rendered.duration > 2, "the WAV holds the audio written before the disk filled")
+        #expect(rendered.dominantFrequency(from: 0.5, length: 1).map { abs($0 - 440) < 10 } == true)
+        node.signal(SIGTERM)
+        #expect(await node.waitForExit() == 0, "log: \(node.log)")
+        await watcher.disconnect()
+    }
+
     @Test("a node answers a command from the mosquitto_pub of the README")
     func answersMosquittoPub() async throws {
         let broker = try MosquittoBroker()
