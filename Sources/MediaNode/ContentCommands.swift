@@ -36,12 +36,13 @@ extension Node {
                 return .failed("could not read the catalog: \(error)")
             }
         }
-        commandCenter.addHandler(for: .contentItem) { event in
+        commandCenter.addHandler(for: .contentItem) { [treeArtwork] event in
             guard case let .contentItem(identifier) = event.arguments else { return .failed("bad arguments") }
             do {
                 guard let item = try await manager.item(identifier: identifier) else {
                     return CommandResult(.noSuchContent, message: "no item '\(identifier)'")
                 }
+                if let key = item.artworkKey { treeArtwork.publish([key]) }
                 return .success(data: item.json(artworkTopic: artworkTopic))
             } catch {
                 return .failed("could not read the catalog: \(error)")

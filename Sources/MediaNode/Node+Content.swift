@@ -51,6 +51,7 @@ extension Node {
             case let .publish(node):
                 retained.publish(
                     topics.contentTree(node.indexPath.indices), update.document(for: node, artworkTopic: topics.artwork).bytes)
+                treeArtwork.publish(([node.item] + node.children).compactMap { $0?.artworkKey })
             case let .clear(path):
                 retained.clear(topics.contentTree(path.indices))
             }

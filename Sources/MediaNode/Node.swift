@@ -1,4 +1,5 @@
 import Artwork
+import CatalogStore
 import ContentTree
 import Foundation
 import Logging
@@ -33,6 +34,8 @@ public final class Node: Sendable {
     let catalogInfo = CatalogInfoState()
     /// Opens once the initial state, the upper levels of the tree included, is in place.
     let initialStatePublished = Latch()
+    /// Publishes the pictures the published tree names.
+    let treeArtwork: TreeArtworkPublisher
 
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.
@@ -57,6 +60,10 @@ public final class Node: Sendable {
                 catalog: catalog, processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), logger: logger,
                 downloadTimeout: configuration.artworkTimeout),
             retained: retained, topics: configuration.topics, logger: logger)
+        self.treeArtwork = TreeArtworkPublisher(
+            catalog: catalog as? CatalogDatabase, retained: retained, topics: configuration.topics,
+            processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), started: initialStatePublished,
+            logger: logger)
         self.startedAt = Date()
         self.playback = engine.map { PlaybackController(engine: $0) }
         self.content = Self.makeContent(catalog: catalog, configuration: configuration)

@@ -102,7 +102,8 @@ public struct LocalFolderProvider: CatalogProvider {
                 path: path, size: candidate.size, modified: candidate.modified, tags: tags, artworkKey: artwork?.key)
             return (record, artwork)
         }
-        guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return nil }
+        // A cover file that is not a JPEG or PNG is no cover: the tree must not name a picture it cannot show.
+        guard let data = FileManager.default.contents(atPath: path), ArtworkDownloader.isPicture(data) else { return nil }
         let blob = ArtworkBlob(data: data)
         let record = LocalFileRecord(
             path: path, size: candidate.size, modified: candidate.modified, artworkKey: blob.key)

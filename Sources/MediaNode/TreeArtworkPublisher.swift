@@ -1,0 +1,102 @@
+import Artwork
+import CatalogStore
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// Publishes the pictures the content tree names (S13, S21): every `artwork` topic a published node or
+/// a contentItem answer points at holds the picture's bytes, retained, read from the catalog cache.
+///
+/// In the background and once each: the start publishes status, commands and the tree first, and a
+/// picture shared by a whole album goes out once. A cached picture over the contract's 256 KiB, or in
+/// another format than JPEG or PNG, is converted first; one that cannot be read is logged and left out.
+final class TreeArtworkPublisher: Sendable {
+    private let catalog: CatalogDatabase?
+    private let retained: RetainedPublisher
+    private let topics: TopicLayout
+    private let processor: ArtworkProcessor
+    private let logger: Logger
+    /// Opens once the node's initial state is out.
+    private let started: Latch
+    private let state = Mutex(State())
+    static let maximumBytes = 256 * 1024
+
+    private struct State {
+        /// Keys asked for so far (published, waiting, or found missing).
+        var requested: Set<String> = []
+        var waiting: [String] = []
+        var isDraining = false
+    }
+
+    init(catalog: CatalogDatabase?, retained: RetainedPublisher, topics: TopicLayout, processor: ArtworkProcessor,
+         started: Latch, logger: Logger) {
+        self.catalog = catalog
+        self.retained = retained
+        self.topics = topics
+        self.processor = processor
+        self.started = started
+        self.logger = logger
+    }
+
+    /// Publishes the pictures of these artwork keys that are not out yet.
+    func publish(_ keys: some Sequence<String>) {
+        guard catalog != nil else { return }
+        let startDrain = state.withLock { state -> Bool in
+            for key in keys where state.requested.insert(key).inserted { state.waiting.append(key) }
+            guard !state.waiting.isEmpty, !state.isDraining else { return false }
+            state.isDraining = true
+            return true
+        }
+        if startDrain { Task(priority: .utility) { await self.drain() } }
+    }
+
+    private func drain() async {
+        await started.wait()
+        while let key = next() {
+            guard let bytes = await picture(key) else { continue }
+            retained.publish(topics.artwork(key), bytes)
+        }
+    }
+
+    private func next() -> String? {
+        state.withLock { state in
+            guard !state.waiting.isEmpty else {
+                state.isDraining = false
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+    }
+
+    /// The cached picture as it may be published, or nil after a log line saying why not.
+    private func picture(_ key: String) async -> [UInt8]? {
+        guard let catalog else { return nil }
+        let blob: ArtworkBlob?
+        do {
+            blob = try await catalog.artwork(key: key)
+        } catch {
+            logger.warning("artwork \(key) could not be read from the catalog: \(error)")
+            return nil
+        }
+        guard let blob, !blob.data.isEmpty else {
+            logger.debug("artwork \(key) is named in the tree but not cached")
+            return nil
+        }
+        let bytes = [UInt8](blob.data)
+        let isJPEGOrPNG = bytes.starts(with: [0xFF, 0xD8, 0xFF]) || bytes.starts(with: [0x89, 0x50, 0x4E, 0x47])
+        if isJPEGOrPNG && bytes.count <= Self.maximumBytes { return bytes }
+        let processor = self.processor
+        let scaled: Result<ProcessedArtwork, ArtworkError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(returning: Result { () throws(ArtworkError) in try processor.process(bytes) })
+            }
+        }
+        switch scaled {
+        case let .success(processed): return processed.bytes
+        case let .failure(error):
+            logger.warning("artwork \(key) in the catalog is unusable: \(error)")
+            return nil
+        }
+    }
+}
