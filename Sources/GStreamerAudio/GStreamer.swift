@@ -1,4 +1,5 @@
 import CGStreamer
+import Foundation
 import Playback
 
 /// Process-wide GStreamer set-up and the small conversions every file of this target needs.
@@ -42,6 +43,15 @@ enum GStreamer {
     }
 
     static func seconds(_ time: gint64) -> Double { Double(time) / Double(mn_gst_second()) }
+}
+
+extension GStreamerEngine {
+    /// Starts GStreamer's process-wide set-up (loading its plugin registry, several milliseconds) on a
+    /// thread of its own, for a program that makes an engine soon: the engine then finds it done, or waits
+    /// for the rest. A failure is reported when the engine is made.
+    public static func prepareInBackground() {
+        Thread.detachNewThread { try? GStreamer.initialize() }
+    }
 }
 
 /// GObject's C "inheritance": a pointer to an instance is a pointer to each of its parent structs.

@@ -6,7 +6,7 @@ public protocol MessageTransport: Sendable {
     var protocolVersion: MQTTProtocolVersion { get }
     func start()
     /// Hands inbound messages to `router` on the transport's thread as they arrive; those it returns
-    /// false for go to `events`. Set before `start`.
+    /// false for go to `events`. Set before `start` and before subscribing.
     func route(_ router: @escaping @Sendable (MQTTMessage) -> Bool)
     func publish(topic: String, payload: [UInt8], qos: Int, retain: Bool, properties: MQTTProperties) throws(MQTTError)
     func publishAndWait(topic: String, payload: [UInt8], retain: Bool, properties: MQTTProperties) async throws

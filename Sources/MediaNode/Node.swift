@@ -75,6 +75,18 @@ public final class Node: Sendable {
 
     /// Runs until the transport's events end (after `shutdown`) or the task is cancelled.
     public func run() async {
+        // The transport may be connected already (the daemon connects while it starts), so a command can
+        // arrive as soon as its subscription is made: the lanes take messages from before that.
+        let lanes = InboundLanes(node: self)
+        defer {
+            lanes.finish()
+            transport.route { _ in false }
+        }
+        transport.route { [weak self] message in
+            guard let self else { return false }
+            lanes.route(message, node: self)
+            return true
+        }
         // S19: command subscriptions and capabilities come first; content follows them.
         do {
             try transport.subscribe(topics.commandFilter, qos: 1)
@@ -97,16 +109,6 @@ public final class Node: Sendable {
         let playbackTasks = startPlayback() + startContent()
         defer { for task in playbackTasks { task.cancel() } }
         if content == nil { initialStatePublished.open() }
-        let lanes = InboundLanes(node: self)
-        defer {
-            lanes.finish()
-            transport.route { _ in false }
-        }
-        transport.route { [weak self] message in
-            guard let self else { return false }
-            lanes.route(message, node: self)
-            return true
-        }
         transport.start()
         for await event in transport.events {
             switch event {

@@ -21,6 +21,12 @@ struct ContentBench: AsyncParsableCommand {
     @Option(help: "Process starts measured.") var starts = 5
     @Option(help: "Keep the catalog in this file and reuse it on later runs (default: a temporary file).")
     var database: String?
+    @Option(help: "Measure one part only: start (the process starts) or browse (browse round trips and the refresh).")
+    var only: Part?
+
+    enum Part: String, ExpressibleByArgument {
+        case start, browse
+    }
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
@@ -51,7 +57,8 @@ struct ContentBench: AsyncParsableCommand {
         let broker = try MosquittoBroker()
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
-        try await measureStart(broker: broker, databasePath: path)
+        if only != .browse { try await measureStart(broker: broker, databasePath: path) }
+        guard only != .start else { return }
 
         let database = try CatalogDatabase(path: path)
         let configuration = NodeConfiguration(broker: url, nodeID: "bench", databasePath: path, audioSink: "fake")
@@ -172,45 +179,6 @@ struct ContentBench: AsyncParsableCommand {
             samples.append(clock.now - start)
         }
         return samples
-    }
-
-    /// Starts the daemon on the cached catalog and times status, commands and the tree root.
-    func measureStart(broker: MosquittoBroker, databasePath: String) async throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("medianode").path
-        var totals = LatencySamples()
-        var lines: [String] = []
-        // Start 0 warms up what the first start after generating the catalog pays for alone (the bench's
-        // own clean-up, caches); it is shown but not counted.
-        for run in 0...starts {
-            let nodeID = "start\(run)"
-            let watcher = try TestMQTTClient(brokerURL: broker.url)
-            try await watcher.connect()
-            try await watcher.subscribeAndSettle("medianode/\(nodeID)/#")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["--broker", broker.url, "--node-id", nodeID, "--database", databasePath,
-                                 "--audio-sink", "fake", "--log-level", "warning"]
-            let clock = ContinuousClock()
-            let start = clock.now
-            try process.run()
-            var marks: [String] = []
-            for (name, topic) in [("status", "medianode/\(nodeID)/status"), ("commands", "medianode/\(nodeID)/commands"),
-                                  ("tree root", "medianode/\(nodeID)/content/tree")] {
-                _ = try await watcher.first(timeout: .seconds(30)) { $0.topic == topic }
-                marks.append(String(format: "%@ %.1f ms", name, Double((clock.now - start).components.attoseconds) / 1e15
-                                    + Double((clock.now - start).components.seconds) * 1000))
-            }
-            if run > 0 { totals.append(clock.now - start) }
-            lines.append((run == 0 ? "  warm-up (not counted): " : "  run \(run): ") + marks.joined(separator: ", "))
-            process.terminate()
-            process.waitUntilExit()
-            await watcher.disconnect()
-        }
-        print("Process start to retained status + commands + tree root, \(items) items cached (\(starts) starts):")
-        for line in lines { print(line) }
-        print(String(format: "  all three present: p50 %.1f ms, max %.1f ms", totals.median / 1000,
-                     (totals.values.max() ?? .nan) / 1000))
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GStreamerAudio
 
 @main
 struct Medianode: AsyncParsableCommand {
@@ -8,4 +9,11 @@ struct Medianode: AsyncParsableCommand {
         subcommands: [Run.self, CatalogCommand.self],
         defaultSubcommand: Run.self
     )
+
+    static func main() async {
+        // Loading GStreamer's plugin registry takes longer than parsing the arguments and needs none of
+        // them: it runs meanwhile, and the node's audio engine finds it done.
+        GStreamerEngine.prepareInBackground()
+        await main(nil)
+    }
 }

@@ -69,22 +69,39 @@ struct Run: AsyncParsableCommand {
 
         let transport = try MQTTClient(configuration: configuration.mqttConfiguration,
                                        logger: Logger(label: "medianode.mqtt"))
-        // GStreamer's start (registry, plugins) and opening the catalog need nothing from each other.
-        let startingEngine = Task { [sink = configuration.audioSink] in Result { try Self.startEngine(sink: sink) } }
-        let catalog = try openCatalog(at: configuration.databasePath, logger: logger)
-        let engine = try await startingEngine.value.get()
-        let node = Node(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
+        // The broker connection comes up while GStreamer and the catalog start. The node handles the
+        // `connected` event only once it runs, after its command subscriptions and capabilities are in
+        // place (S19), so nothing is published earlier than before: the start just no longer waits for it.
+        transport.start()
+        let catalog: CatalogDatabase
+        let node: Node
+        do {
+            // GStreamer's start (registry, plugins) and opening the catalog need nothing from each other.
+            let startingEngine = Task { [sink = configuration.audioSink] in Result { try Self.startEngine(sink: sink) } }
+            catalog = try openCatalog(at: configuration.databasePath, logger: logger)
+            // GStreamer usually takes longer: meanwhile the first tree reads get a ready browse connection.
+            catalog.prepareBrowsing()
+            let engine = try await startingEngine.value.get()
+            node = Node(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
                         logger: logger)
+        } catch {
+            // A clean disconnect makes the broker drop the last will: a node that never ran says nothing.
+            await transport.shutdown()
+            throw error
+        }
         let refresh = CatalogRefreshSettings(
             remoteInterval: .seconds(max(1, catalogRefresh ?? file.int("catalog-refresh") ?? 1800)),
             localInterval: .seconds(max(1, libraryRescan ?? file.int("library-rescan") ?? 300)))
         let catalogService = CatalogService(
             node: node, database: catalog, libraries: configuration.libraries, catalogs: configuration.catalogs,
             settings: refresh)
-        let group = ServiceGroup(
-            services: [NodeService(node: node), catalogService],
+        // Named here: otherwise the group names each service by describing it through reflection, which
+        // costs milliseconds of the start.
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [.init(service: NodeService(node: node), serviceName: "NodeService"),
+                       .init(service: catalogService, serviceName: "CatalogService")],
             gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger)
+            logger: logger))
         try await group.run()
         logger.info("stopped")
     }

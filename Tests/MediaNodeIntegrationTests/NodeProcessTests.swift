@@ -128,6 +128,47 @@ struct NodeProcessTests {
         await watcher.disconnect()
     }
 
+    @Test("at start a subscriber sees status and commands before any tree node, and a command sent then is answered")
+    func startOrder() async throws {
+        let broker = try MosquittoBroker()
+        let watcher = try await watcher(broker, "medianode/proc/#")
+        let node = try NodeProcess(arguments: arguments(broker))
+        let tree = "medianode/proc/content/tree"
+        _ = try await watcher.first(timeout: .seconds(30)) { $0.topic == tree }
+        // S19: the command subscription went out before the tree did, so a command sent on seeing the tree
+        // reaches the node (the broker handles one connection's packets in order).
+        try await watcher.publish("medianode/proc/cmd/browse", #"{"id":"s1","indexPath":[]}"#)
+        let reply = try await watcher.first(timeout: .seconds(20)) {
+            $0.topic == "medianode/proc/result" && (try? JSONValue(parsing: $0.payload))?["id"] == "s1"
+        }
+        #expect(try JSONValue(parsing: reply.payload)["status"] == "success")
+        let topics = await watcher.received.map(\.topic)
+        let firstTreeNode = try #require(topics.firstIndex { $0 == tree || $0.hasPrefix(tree + "/") })
+        let status = try #require(topics.firstIndex(of: "medianode/proc/status"))
+        let commands = try #require(topics.firstIndex(of: "medianode/proc/commands"))
+        #expect(status < commands && commands < firstTreeNode, "order seen: \(topics)")
+        node.signal(SIGTERM)
+        _ = await node.waitForExit()
+        await watcher.disconnect()
+    }
+
+    @Test("a node that cannot start (a sink GStreamer cannot build) exits with the reason and leaves no 'offline' behind")
+    func failedStartLeavesNoWill() async throws {
+        let broker = try MosquittoBroker()
+        let watcher = try await watcher(broker, "medianode/proc/#")
+        var arguments = arguments(broker)
+        arguments[arguments.firstIndex(of: "fake")!] = "nosuchsinkelement"
+        let node = try NodeProcess(arguments: arguments)
+        let status = await node.waitForExit(timeout: .seconds(30))
+        #expect(status != nil && status != 0)
+        #expect(node.log.contains("--audio-sink nosuchsinkelement"), "log: \(node.log)")
+        // It connects while it starts; it disconnects cleanly on the way out, so the broker drops its will.
+        try await Task.sleep(for: .milliseconds(500))
+        let published = await watcher.received.map(\.topic).filter { $0.hasPrefix("medianode/proc/") }
+        #expect(published.isEmpty, "published: \(published)")
+        await watcher.disconnect()
+    }
+
     @Test("a node answers a command from the mosquitto_pub of the README")
     func answersMosquittoPub() async throws {
         let broker = try MosquittoBroker()

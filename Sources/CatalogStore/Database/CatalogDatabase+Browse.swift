@@ -46,6 +46,13 @@ extension CatalogDatabase: ContentCatalog {
 
     public func changes() -> AsyncStream<CatalogDiff> { broadcaster.stream() }
 
+    /// Opens a browse connection and reads the root's first page, so that the first reads of the content
+    /// tree find the connection, its prepared statement and the upper pages ready. For the node's start,
+    /// while other work runs; a failure here is left for those reads to meet and report.
+    public func prepareBrowsing() {
+        _ = try? readNow { db in try Self.children(of: ContentItem.rootIdentifier, offset: 0, limit: 1, in: db) }
+    }
+
     /// One-statement reads, synchronously on a browse connection (see above).
     func readNow<T>(_ body: (Database) throws -> T) throws -> T {
         try browseReaders.read(path: path, body)

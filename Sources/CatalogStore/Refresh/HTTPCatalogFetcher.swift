@@ -35,25 +35,34 @@ public struct HTTPFetchLimits: Sendable, Hashable {
 /// as a 304. A body shorter than its Content-Length, or longer than the cap, is an error, never content.
 public final class HTTPCatalogFetcher: CatalogFetcher {
     public let limits: HTTPFetchLimits
-    private let session: URLSession
     private let delegate: TransferDelegate
+    /// Made on the first fetch: the process's first URLSession sets up libcurl and its TLS library, which
+    /// takes milliseconds the node's start should not wait for, and many runs never fetch at all.
+    private let lazySession = Mutex<URLSession?>(nil)
 
     public init(limits: HTTPFetchLimits = HTTPFetchLimits()) {
         self.limits = limits
-        let delegate = TransferDelegate(maxRedirects: limits.maxRedirects)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpCookieStorage = nil
-        // Backstops only; the watchdog below is what normally fires.
-        configuration.timeoutIntervalForRequest = Self.seconds(limits.connectTimeout + limits.idleTimeout) + 5
-        configuration.timeoutIntervalForResource = 24 * 3600
-        configuration.httpMaximumConnectionsPerHost = 4
-        self.delegate = delegate
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.delegate = TransferDelegate(maxRedirects: limits.maxRedirects)
     }
 
-    deinit { session.invalidateAndCancel() }
+    deinit { lazySession.withLock { $0?.invalidateAndCancel() } }
+
+    private var session: URLSession {
+        lazySession.withLock { session in
+            if let session { return session }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = nil
+            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            configuration.httpCookieStorage = nil
+            // Backstops only; the watchdog below is what normally fires.
+            configuration.timeoutIntervalForRequest = Self.seconds(limits.connectTimeout + limits.idleTimeout) + 5
+            configuration.timeoutIntervalForResource = 24 * 3600
+            configuration.httpMaximumConnectionsPerHost = 4
+            let made = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+            session = made
+            return made
+        }
+    }
 
     public func fetch(_ request: FetchRequest) async throws -> FetchResponse {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
