@@ -71,7 +71,9 @@ struct PlayItemTests {
     func restartResumesSavedProgress() async throws {
         let broker = try MosquittoBroker()
         let directory = try AudioFixtures.makeTemporaryDirectory("resume")
-        _ = try ContentRig.makeLibrary(in: directory, seconds: 8)
+        // Long enough that a pause that lands late on a loaded machine is still far from the last 5 s,
+        // where a saved position counts as finished and the item starts over.
+        _ = try ContentRig.makeLibrary(in: directory, seconds: 20)
         let first = try await ContentRig.start(broker: broker, directory: directory)
         #expect(try await first.request("playItem", #"{"id":"p","indexPath":[0,1,0,0]}"#, id: "p")["status"] == "success")
         try await Task.sleep(for: .seconds(2))
@@ -79,10 +81,10 @@ struct PlayItemTests {
         // The album node, published when browsed, shows the saved progress of its first track.
         _ = try await first.request("browse", #"{"id":"b","indexPath":[0,1,0]}"#, id: "b")
         let album = try await first.waitForNode([0, 1, 0]) {
-            ($0?["children"]?[0]?["playbackProgress"]?.numberValue ?? -1) > 0.1
+            ($0?["children"]?[0]?["playbackProgress"]?.numberValue ?? -1) > 0.05
         }
         let progress = try #require(album?["children"]?[0]?["playbackProgress"]?.numberValue)
-        #expect(progress > 0.1 && progress < 0.6)
+        #expect(progress > 0.05 && progress < 0.5)
 
         await first.stop(stopBroker: false, removeFiles: false)
 
