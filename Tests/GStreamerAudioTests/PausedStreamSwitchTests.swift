@@ -36,9 +36,9 @@ extension GStreamerAudioTests {
                 let position = try #require(reported)
                 #expect(abs(position - seekTo) < 0.2, "round \(round): paused at \(position) s after the seek")
 
+                let renderedBefore = try harness.wav().duration
                 try await harness.engine.play()
-                try await sleep(seconds: 0.6)
-                let wav = try harness.wav()
+                let wav = try await harness.wav(renderedAtLeast: renderedBefore + 0.6)
                 let heard = try #require(wav.dominantFrequency(from: wav.duration - 0.3, length: 0.25))
                 #expect(abs(heard - tone(chosen)) < 15, "round \(round): heard \(heard) Hz, expected \(tone(chosen))")
                 #expect(await harness.engine.audioStreams().filter(\.isActive).map(\.index) == [chosen])
