@@ -29,7 +29,7 @@ extension GStreamerEngine {
         loaded = token
         loadedURI = target
         successor = named
-        streamSwitchNeedsFlush = false
+        pendingAudioStream = nil
         mn_object_set_string(playbin, "uri", target)
         guard gst_element_set_state(playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE else {
             // A missing file fails here and now; saying so lets the caller skip it in the same step
@@ -67,10 +67,7 @@ extension GStreamerEngine {
             // The item failed while prerolling (its error may still be on the bus): it cannot play.
             throw AudioError(.item, "the item cannot be played")
         }
-        if streamSwitchNeedsFlush {
-            streamSwitchNeedsFlush = false
-            if waitForSteadyState(seconds: 5) { _ = applyRate(rate, waitSeconds: 5) }
-        }
+        if pendingAudioStream != nil { applyPendingAudioStream() }
     }
 
     public func pause() async throws(AudioError) {
@@ -99,6 +96,7 @@ extension GStreamerEngine {
         loaded = nil
         loadedURI = nil
         successor = nil
+        pendingAudioStream = nil
     }
 
     /// Waits (up to 5 s) for the seek to preroll, so `position()` afterwards reports the new place.

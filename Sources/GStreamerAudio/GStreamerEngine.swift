@@ -26,8 +26,8 @@ public actor GStreamerEngine: AudioEngine {
     var successor: NextItem?
     /// The rate the user asked for; new loads and gapless switches start at it too.
     var rate = 1.0
-    /// An audio stream was selected while paused; `play` flushes once playing (see `selectAudioStream`).
-    var streamSwitchNeedsFlush = false
+    /// An audio stream chosen while not playing, applied by `play` (see `selectAudioStream`).
+    var pendingAudioStream: Int?
 
     /// Builds the pipeline and its output. Runs on the caller's thread; the `auto` sink probes the audio
     /// device here, which takes a few milliseconds.
@@ -67,6 +67,7 @@ public actor GStreamerEngine: AudioEngine {
         loaded = token
         if successor?.token == token { loadedURI = successor?.uri }
         successor = nil
+        pendingAudioStream = nil  // chosen among the previous item's streams
         if rate != 1.0 { _ = applyRate(rate, waitSeconds: 2) }
     }
 }

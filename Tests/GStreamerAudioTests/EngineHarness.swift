@@ -90,6 +90,18 @@ struct EngineHarness {
 
     func wav() throws -> WAVFile { try WAVFile(contentsOf: wavURL) }
 
+    /// The WAV once it holds `seconds` of rendered audio. The sink renders in real time, so on a busy
+    /// machine this takes longer than the audio lasts; the limit only keeps a stalled pipeline from
+    /// hanging the test.
+    func wav(renderedAtLeast seconds: Double, limit: Double = 10) async throws -> WAVFile {
+        let started = ContinuousClock.now
+        while true {
+            let file = try wav()
+            if file.duration >= seconds || ContinuousClock.now - started > .seconds(limit) { return file }
+            try await sleep(seconds: 0.05)
+        }
+    }
+
     /// Removes the test's files. The engine releases its pipeline when the last reference goes; tests of
     /// `shutdown` call it themselves.
     func removeFiles() {

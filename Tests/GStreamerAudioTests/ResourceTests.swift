@@ -50,9 +50,9 @@ extension GStreamerAudioTests {
             let expected = target.languageTag == "de" ? 880.0 : 440.0
             try await harness.engine.play()
             try await sleep(seconds: 0.5)
+            let beforeSwitch = try harness.wav().duration
             try await harness.engine.selectAudioStream(target.index)
-            try await sleep(seconds: 1.0)
-            let wav = try harness.wav()
+            let wav = try await harness.wav(renderedAtLeast: beforeSwitch + 1.0)
             let frequency = try #require(wav.dominantFrequency(from: wav.duration - 0.5, length: 0.4))
             #expect(abs(frequency - expected) < 15, "heard \(frequency) Hz, expected \(expected)")
             #expect(await harness.engine.audioStreams().filter(\.isActive).map(\.index) == [target.index])
@@ -60,9 +60,9 @@ extension GStreamerAudioTests {
             // Chosen while paused, the switch is heard as soon as play resumes.
             try await harness.engine.pause()
             try await harness.engine.selectAudioStream(streams.first { $0.index != target.index }!.index)
+            let beforePlay = try harness.wav().duration
             try await harness.engine.play()
-            try await sleep(seconds: 0.6)
-            let back = try harness.wav()
+            let back = try await harness.wav(renderedAtLeast: beforePlay + 0.6)
             let backFrequency = try #require(back.dominantFrequency(from: back.duration - 0.3, length: 0.25))
             #expect(abs(backFrequency - (1320 - expected)) < 15, "heard \(backFrequency) Hz after switching back")
             await #expect(throws: AudioError.self) { try await harness.engine.selectAudioStream(5) }
