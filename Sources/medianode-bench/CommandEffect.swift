@@ -118,8 +118,11 @@ struct OperationSamples {
 struct EffectResults {
     var node: [String: OperationSamples] = [:]
     var floor: [String: OperationSamples] = [:]
-    /// Request to reply between two bare clients through the same broker.
-    var transport = LatencySamples()
+    /// Request to reply between two bare clients through the same broker, while the node's audio is
+    /// paused and while it plays (its streaming threads then compete for the cores): each operation is
+    /// set beside the one measured in the state it starts from.
+    var transportPaused = LatencySamples()
+    var transportPlaying = LatencySamples()
     static let operations = ["play", "changePlaybackPosition", "pause"]
 
     mutating func record(_ operation: String, floor isFloor: Bool, start: Int64, reply: Int64, effect: Int64?) {
@@ -130,7 +133,8 @@ struct EffectResults {
     }
 
     mutating func merge(_ nodeBlock: EffectResults, _ floorBlock: EffectResults) {
-        transport.values += floorBlock.transport.values
+        transportPaused.values += floorBlock.transportPaused.values
+        transportPlaying.values += nodeBlock.transportPlaying.values
         for operation in Self.operations {
             for (source, isFloor) in [(nodeBlock.node, false), (floorBlock.floor, true)] {
                 guard let block = source[operation] else { continue }
@@ -153,10 +157,12 @@ struct EffectResults {
                    subject: ("medianode: reply on P/result", subject.reply),
                    floor: ("floor: bare playbin call returned", base.reply))
             // The node's reply crosses the broker twice; the bare call does not. Both floors together:
+            let playing = operation != "play"
+            let transport = playing ? transportPlaying : transportPaused
             let both = base.reply.median + transport.median
             Swift.print(String(format: "  %-46@ n=%6d  p50 %8.1f µs  p90 %8.1f µs  p99 %8.1f µs",
-                         "floor: bare MQTT request -> reply, same broker" as NSString, transport.values.count,
-                         transport.median, transport.percentile(90), transport.percentile(99)))
+                         "floor: bare MQTT request -> reply, \(playing ? "playing" : "paused")" as NSString,
+                         transport.values.count, transport.median, transport.percentile(90), transport.percentile(99)))
             Swift.print(String(format: "  the two floors' p50s added: %.1f µs; medianode's own share of its p50: %.1f µs",
                          both, subject.reply.median - both))
             report("\(operation): publish -> \(effects[operation]!) vs the same on a bare playbin:",
@@ -177,7 +183,13 @@ func measureNode(_ commander: Commander, _ probe: RenderProbe, into results: ino
     let seekReply = monotonicNanoseconds()
     results.record("changePlaybackPosition", floor: false, start: start, reply: seekReply,
                    effect: probe.firstBuffer(after: start, loud: true))
-    usleep(150_000)
+    usleep(100_000)
+    // The MQTT floor while the node plays, as the pause below finds it.
+    start = monotonicNanoseconds()
+    if commander.send(topic: "bench/request", "{}") {
+        results.transportPlaying.append(nanoseconds: monotonicNanoseconds() - start)
+    }
+    usleep(50_000)
     start = monotonicNanoseconds()
     guard commander.send("pause", "{}") else { return }
     let pauseReply = monotonicNanoseconds()
@@ -189,7 +201,7 @@ func measureNode(_ commander: Commander, _ probe: RenderProbe, into results: ino
 func measureTransport(_ commander: Commander, into results: inout EffectResults) {
     let start = monotonicNanoseconds()
     guard commander.send(topic: "bench/request", "{}") else { return }
-    results.transport.append(nanoseconds: monotonicNanoseconds() - start)
+    results.transportPaused.append(nanoseconds: monotonicNanoseconds() - start)
 }
 
 /// The same cycle called directly on the bare playbin.

@@ -48,10 +48,12 @@ final class RenderProbe: RenderObserver {
     }
 }
 
-/// Polls a growing WAV file (the node's `wav:` sink keeps its header true after every append) and hands
-/// each appended stretch of samples to a probe. Polls every 50 µs on a thread of its own.
+/// Follows a growing WAV file (the node's `wav:` sink keeps its header true after every append) and hands
+/// each appended stretch of samples to a probe, on a thread of its own. It sleeps until the kernel says
+/// the file was written (inotify), so it neither burns a core the node needs nor lags behind a write.
 final class WAVPoller: @unchecked Sendable {
     private let descriptor: Int32
+    private let notifications: Int32
     private let probe: any RenderObserver
     private let running = Atomic<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
@@ -59,6 +61,11 @@ final class WAVPoller: @unchecked Sendable {
     init(path: String, probe: any RenderObserver) throws {
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw POSIXError(.ENOENT) }
+        notifications = inotify_init1(Int32(IN_CLOEXEC))
+        guard notifications >= 0, inotify_add_watch(notifications, path, UInt32(IN_MODIFY)) >= 0 else {
+            close(descriptor)
+            throw POSIXError(.EINVAL)
+        }
         self.probe = probe
         Thread { [self] in poll() }.start()
     }
@@ -67,14 +74,21 @@ final class WAVPoller: @unchecked Sendable {
         running.store(false, ordering: .releasing)
         finished.wait()
         close(descriptor)
+        close(notifications)
     }
 
     private func poll() {
         var consumed = 0
         var header = [UInt8](repeating: 0, count: 4)
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var events = [UInt8](repeating: 0, count: 4096)
+        /// Sleeps until the file is written, or 10 ms pass (to notice `stop`).
+        func waitForWrite() {
+            var watch = pollfd(fd: notifications, events: Int16(POLLIN), revents: 0)
+            if Glibc.poll(&watch, 1, 10) > 0 { _ = read(notifications, &events, events.count) }
+        }
         while running.load(ordering: .acquiring) {
-            guard pread(descriptor, &header, 4, 40) == 4 else { usleep(50); continue }
+            guard pread(descriptor, &header, 4, 40) == 4 else { waitForWrite(); continue }
             let size = Int(header[0]) | Int(header[1]) << 8 | Int(header[2]) << 16 | Int(header[3]) << 24
             if size > consumed {
                 let count = min(size - consumed, chunk.count) & ~1
@@ -84,7 +98,7 @@ final class WAVPoller: @unchecked Sendable {
                     consumed += read & ~1
                 }
             } else {
-                usleep(50)
+                waitForWrite()
             }
         }
         finished.signal()
