@@ -175,7 +175,7 @@ extension MQTTClient {
             properties: Self.readProperties(properties))
         if let messageHandler {
             messageHandler(inbound)
-        } else if let router = router.withLock({ $0 }), router(inbound) {
+        } else if let router = router.withLock({ $0 }), router.route(inbound) {
             return
         } else {
             continuation.yield(.message(inbound))

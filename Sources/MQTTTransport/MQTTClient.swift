@@ -18,7 +18,14 @@ public final class MQTTClient: Sendable {
     let continuation: AsyncStream<MQTTEvent>.Continuation
     let messageHandler: (@Sendable (MQTTMessage) -> Void)?
     /// Takes inbound messages on the network thread before `events` does; see `route`.
-    let router = Mutex<(@Sendable (MQTTMessage) -> Bool)?>(nil)
+    let router = Mutex<MessageRouter?>(nil)
+
+    /// A router in a struct, not a bare closure: a closure kept in a generic container is re-wrapped in
+    /// a conversion thunk on every `inout` access, so reading it per message would nest thunks without
+    /// end, and each message would take longer than the last.
+    struct MessageRouter: Sendable {
+        let route: @Sendable (MQTTMessage) -> Bool
+    }
     let state = Mutex(State())
     /// Wakes the network thread out of a reconnect back-off when shutting down.
     let wakeUp = DispatchSemaphore(value: 0)
@@ -90,7 +97,7 @@ public final class MQTTClient: Sendable {
     /// returns false for still go to `events`. A receiver that answers from memory answers without a
     /// thread hop, and one with several queues fills each in arrival order. The router must not block.
     public func route(_ router: @escaping @Sendable (MQTTMessage) -> Bool) {
-        self.router.withLock { $0 = router }
+        self.router.withLock { $0 = MessageRouter(route: router) }
     }
 
     /// Publishes a message. Returns once libmosquitto has queued it; use `publishAndWait` to wait for the
