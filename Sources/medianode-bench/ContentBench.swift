@@ -75,7 +75,7 @@ struct ContentBench: AsyncParsableCommand {
             ("deep node: [0,1,999] an album, 100 tracks", #"{"indexPath":[0,1,999],"limit":100}"#, ("\(source.identifier)/album/999", 0, 100)),
         ]
         let reader = try DatabasePool(path: path)
-        for (title, payload, query) in cases.reversed() + cases {
+        for (title, payload, query) in cases {
             let body = Array(payload.utf8)
             let topic = configuration.topics.command("browse")
             let replySize = await replyBytes(requester: requester, topic: topic, body: body)
