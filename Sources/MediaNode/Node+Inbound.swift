@@ -24,7 +24,10 @@ final class InboundLanes: Sendable {
         self.playback = playback
         self.content = content
         Task(executorPreference: node.engine?.callExecutor) {
-            for await message in playbackMessages { await node.handle(message) }
+            for await message in playbackMessages {
+                await node.handle(message)
+                node.commandFence.leave()
+            }
         }
         Task { [self] in
             for await message in contentMessages {
@@ -37,6 +40,7 @@ final class InboundLanes: Sendable {
     /// Puts a message on its lane, or answers it at once. Never blocks.
     func route(_ message: MQTTMessage, node: Node) {
         guard node.isContentMessage(message) else {
+            node.commandFence.enter()
             playback.yield(message)
             return
         }
