@@ -24,10 +24,7 @@ final class InboundLanes: Sendable {
         self.playback = playback
         self.content = content
         Task(executorPreference: node.engine?.callExecutor) {
-            for await message in playbackMessages {
-                await node.handle(message)
-                node.commandFence.leave()
-            }
+            for await message in playbackMessages { await node.handle(message) }
         }
         Task { [self] in
             for await message in contentMessages {
@@ -40,7 +37,6 @@ final class InboundLanes: Sendable {
     /// Puts a message on its lane, or answers it at once. Never blocks.
     func route(_ message: MQTTMessage, node: Node) {
         guard node.isContentMessage(message) else {
-            node.commandFence.enter()
             playback.yield(message)
             return
         }

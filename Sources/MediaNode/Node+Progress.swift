@@ -10,8 +10,6 @@ extension Node {
         guard let content else { return }
         let previous = content.follow(snapshot)
         guard previous == .playing, snapshot.state != .playing, let item = snapshot.item, !item.isLiveStream else { return }
-        // The pause that led here is still being answered: its reply goes first, the write after it.
-        await commandFence.waitUntilClear()
         await saveProgress(item.identifier, elapsed: snapshot.elapsed, duration: snapshot.duration ?? item.duration)
     }
 

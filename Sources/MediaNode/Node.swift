@@ -34,8 +34,6 @@ public final class Node: Sendable {
     let catalogInfo = CatalogInfoState()
     /// Opens once the initial state, the upper levels of the tree included, is in place.
     let initialStatePublished = Latch()
-    /// Playback commands not answered yet; see `CommandFence`.
-    let commandFence = CommandFence()
     /// Publishes the pictures the published tree names.
     let treeArtwork: TreeArtworkPublisher
 
