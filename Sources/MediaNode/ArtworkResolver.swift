@@ -44,6 +44,7 @@ struct ArtworkResolver: Sendable {
             guard let bytes = await candidate.load() else { continue }
             do {
                 let processed = try await processOffPool(bytes)
+                if candidate.source == .download { await keep(processed, downloadedFrom: candidate.origin) }
                 return (processed, candidate.source)
             } catch {
                 logger.warning("artwork of \(item.identifier) from \(candidate.origin) is unusable: \(error)")
@@ -75,6 +76,19 @@ struct ArtworkResolver: Sendable {
             list.append((.download, location, { await download(url, for: item.identifier) }))
         }
         return list
+    }
+
+    /// Caches a downloaded picture, as scaled for publishing, for every item with that artwork URL: the
+    /// catalog's own downloader skips pictures over 256 KiB, and without this each play of such an item,
+    /// after every restart, would download it again, and the tree would show it nowhere (S13, S26).
+    private func keep(_ processed: ProcessedArtwork, downloadedFrom location: String) async {
+        guard let database = catalog as? CatalogDatabase else { return }
+        do {
+            try await database.attachArtwork(
+                ArtworkBlob(data: Data(processed.bytes), mimeType: processed.mimeType), toItemsWithArtworkURL: location)
+        } catch {
+            logger.warning("artwork from \(location) could not be cached in the catalog: \(error)")
+        }
     }
 
     private func processOffPool(_ bytes: [UInt8]) async throws -> ProcessedArtwork {

@@ -157,6 +157,12 @@ struct ArtworkDownloadTests {
         #expect(picture.retain && picture.payload.starts(with: [0xFF, 0xD8, 0xFF]))
         #expect(picture.payload.count <= 256 * 1024, "published \(picture.payload.count) bytes")
         #expect(rig.log.lines(containing: "artwork of \(identifier)").isEmpty, "\(rig.log.lines(containing: "artwork"))")
+        // Cached in the catalog as scaled, so the tree shows it too and no later play downloads it again.
+        let item = try await rig.node.send("contentItem", #""identifier":"\#(identifier)""#)
+        let treeTopic = try #require(item["data"]?["artwork"]?["topic"]?.stringValue, "\(item.jsonString)")
+        let cached = try await rig.node.client.first(timeout: .seconds(10)) { $0.topic == treeTopic }
+        #expect(cached.payload == picture.payload)
+        #expect(rig.pictureRequests() == 1)
         await rig.stop()
     }
 }
