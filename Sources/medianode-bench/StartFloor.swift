@@ -2,6 +2,7 @@ import ArgumentParser
 import ContentTree
 import Foundation
 import GRDB
+import Logging
 import MQTTTransport
 
 /// The floor of the content benchmark's start-up figure, run as a process of its own: a bare client that
@@ -17,8 +18,13 @@ struct StartFloor: AsyncParsableCommand {
     @Option var database: String
 
     func run() async throws {
-        let client = try MQTTClient(configuration: MQTTConfiguration(
-            broker: try BrokerURL(parsing: broker), clientID: "floor-\(UUID().uuidString.prefix(8))"))
+        // Quiet, as the node it stands beside runs with --log-level warning.
+        var logger = Logger(label: "medianode-bench.start-floor")
+        logger.logLevel = .warning
+        let client = try MQTTClient(
+            configuration: MQTTConfiguration(
+                broker: try BrokerURL(parsing: broker), clientID: "floor-\(UUID().uuidString.prefix(8))"),
+            logger: logger)
         client.start()
         var configuration = Configuration()
         configuration.readonly = true
