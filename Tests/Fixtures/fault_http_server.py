@@ -15,13 +15,13 @@ each with one JSON line on standard output:
   {"op": "quit"}
 """
 import base64
-import json
 import socket
 import struct
-import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from fixture_control import serve
 
 lock = threading.Lock()
 resources = {}
@@ -122,28 +122,15 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
 
+def apply(op, command):
+    if op == "put":
+        resources[command["path"]] = command
+    elif op == "faults":
+        faults.setdefault(command["path"], []).extend(command["faults"])
+
+
 def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print("PORT %d" % server.server_address[1], flush=True)
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        command = json.loads(line)
-        op = command.get("op")
-        reply = {"ok": True}
-        with lock:
-            if op == "put":
-                resources[command["path"]] = command
-            elif op == "faults":
-                faults.setdefault(command["path"], []).extend(command["faults"])
-            elif op == "log":
-                reply["log"] = list(log)
-            elif op == "quit":
-                break
-        print(json.dumps(reply), flush=True)
-    server.shutdown()
+    serve(Handler, lock, log, apply).shutdown()
 
 
 if __name__ == "__main__":

@@ -17,12 +17,12 @@ each with one JSON line:
   {"op": "log"}                                   the requests so far: path, headers, whether ICY was on
   {"op": "quit"}
 """
-import json
 import subprocess
-import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from fixture_control import serve
 
 RATE = 44100
 METAINT = 4000
@@ -149,26 +149,14 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
+def apply(op, command):
+    if op == "title":
+        state["title"] = command.get("title")
+        state["version"] += 1
+
+
 def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print("PORT %d" % server.server_address[1], flush=True)
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        command = json.loads(line)
-        op = command.get("op")
-        reply = {"ok": True}
-        with lock:
-            if op == "title":
-                state["title"] = command.get("title")
-                state["version"] += 1
-            elif op == "log":
-                reply["log"] = list(log)
-            elif op == "quit":
-                break
-        print(json.dumps(reply), flush=True)
+    serve(Handler, lock, log, apply)
     with lock:
         for child in children:
             child.kill()
