@@ -12,8 +12,11 @@ import Synchronization
 
 /// Command-to-effect latency: from publishing cmd/play, cmd/changePlaybackPosition and cmd/pause to the
 /// reply, and to the audio effect (the first buffer rendered after play, the first buffer of the new
-/// place after a seek, the last buffer rendered after pause), beside the same operations called directly
-/// on a bare playbin with the same filter and sink (GStreamer's floor), in the same run.
+/// place after a seek, the last buffer rendered after pause), beside two floors measured in the same run:
+/// the same operations called directly on a bare playbin with the same filter and sink (GStreamer's
+/// floor), and the same requests answered by a bare MQTT client that makes that playbin call in its
+/// message callback and replies from there (the least any node can do: broker there and back, plus
+/// the call). The node's own share is its reply time minus the second.
 ///
 /// The node renders into its `wav:` sink; a poller reads the file as it grows (every 50 µs), so the
 /// node's own code is measured unchanged. The bare playbin's fakesink hands its buffers over directly.
@@ -63,6 +66,7 @@ struct CommandEffect: AsyncParsableCommand {
         let nodeProbe = RenderProbe()
         let poller = try WAVPoller(path: wav.path, probe: nodeProbe)
         let bare = try BarePlaybin(uri: "file://" + item.path)
+        let responder = try PlaybinResponder(url: url, playbin: bare, replyTopic: configuration.topics.result)
         let repetitions = repetitions
         let results = await onDedicatedThread {
             var results = EffectResults()
@@ -72,17 +76,20 @@ struct CommandEffect: AsyncParsableCommand {
             // Interleave the two in blocks so machine noise hits both alike; the first block warms up.
             var warmup = true
             while done < repetitions {
-                var nodeBlock = EffectResults(), floorBlock = EffectResults()
+                var blockResults = EffectResults()
                 for _ in 0..<block {
-                    measureNode(commander, nodeProbe, into: &nodeBlock)
-                    measureTransport(commander, into: &floorBlock)
+                    measureNode(commander, nodeProbe, into: &blockResults)
+                    measureTransport(commander, into: &blockResults)
                 }
-                for _ in 0..<block { measureFloor(bare, into: &floorBlock) }
+                for _ in 0..<block {
+                    measureResponder(commander, bare.probe, into: &blockResults)
+                    measureFloor(bare, into: &blockResults)
+                }
                 if warmup {
                     warmup = false
                     continue
                 }
-                results.merge(nodeBlock, floorBlock)
+                results.merge(blockResults)
                 done += block
             }
             return results
@@ -94,6 +101,7 @@ struct CommandEffect: AsyncParsableCommand {
         await nodeTask.value
         await commander.client.shutdown()
         await echo.client.shutdown()
+        await responder.client.shutdown()
     }
 }
 
@@ -102,8 +110,10 @@ private func queue(_ item: URL, library: URL, with commander: Commander) async t
     let source = LocalFolderProvider(roots: [library]).source.identifier
     let identifier = StableIdentifier.make("track", key: source + "\n" + item.path)
     let payload = #"{"identifiers":["\#(identifier)"]}"#
+    // The node may not have subscribed yet: ask again until it answers.
     for _ in 0..<50 {
-        if commander.send("prepareQueue", payload), commander.lastStatus?.hasPrefix("success") == true { return }
+        if commander.send(topic: commander.topics.command("prepareQueue"), payload, timeout: 0.5, quiet: true),
+           commander.lastStatus?.hasPrefix("success") == true { return }
         try await Task.sleep(for: .milliseconds(100))
     }
     throw BenchError("the node never queued \(item.lastPathComponent): \(commander.lastStatus ?? "no reply")")
@@ -116,32 +126,36 @@ struct OperationSamples {
 }
 
 struct EffectResults {
-    var node: [String: OperationSamples] = [:]
-    var floor: [String: OperationSamples] = [:]
+    /// Who answered: the node, the bare MQTT client calling the playbin, or the direct call.
+    enum Source: CaseIterable { case node, responder, call }
+
+    var samples: [Source: [String: OperationSamples]] = [:]
     /// Request to reply between two bare clients through the same broker, while the node's audio is
-    /// paused and while it plays (its streaming threads then compete for the cores): each operation is
-    /// set beside the one measured in the state it starts from.
+    /// paused and while it plays, for context: the responder's figures include this.
     var transportPaused = LatencySamples()
     var transportPlaying = LatencySamples()
     static let operations = ["play", "changePlaybackPosition", "pause"]
 
-    mutating func record(_ operation: String, floor isFloor: Bool, start: Int64, reply: Int64, effect: Int64?) {
-        var samples = (isFloor ? floor[operation] : node[operation]) ?? OperationSamples()
-        samples.reply.append(nanoseconds: reply - start)
-        if let effect { samples.effect.append(nanoseconds: max(0, effect - start)) }
-        if isFloor { floor[operation] = samples } else { node[operation] = samples }
+    subscript(_ source: Source, _ operation: String) -> OperationSamples {
+        samples[source]?[operation] ?? OperationSamples()
     }
 
-    mutating func merge(_ nodeBlock: EffectResults, _ floorBlock: EffectResults) {
-        transportPaused.values += floorBlock.transportPaused.values
-        transportPlaying.values += nodeBlock.transportPlaying.values
-        for operation in Self.operations {
-            for (source, isFloor) in [(nodeBlock.node, false), (floorBlock.floor, true)] {
-                guard let block = source[operation] else { continue }
-                var samples = (isFloor ? floor[operation] : node[operation]) ?? OperationSamples()
-                samples.reply.values += block.reply.values
-                samples.effect.values += block.effect.values
-                if isFloor { floor[operation] = samples } else { node[operation] = samples }
+    mutating func record(_ operation: String, _ source: Source, start: Int64, reply: Int64, effect: Int64?) {
+        var entry = self[source, operation]
+        entry.reply.append(nanoseconds: reply - start)
+        if let effect { entry.effect.append(nanoseconds: max(0, effect - start)) }
+        samples[source, default: [:]][operation] = entry
+    }
+
+    mutating func merge(_ block: EffectResults) {
+        transportPaused.values += block.transportPaused.values
+        transportPlaying.values += block.transportPlaying.values
+        for source in Source.allCases {
+            for operation in Self.operations {
+                var entry = self[source, operation]
+                entry.reply.values += block[source, operation].reply.values
+                entry.effect.values += block[source, operation].effect.values
+                samples[source, default: [:]][operation] = entry
             }
         }
     }
@@ -151,23 +165,24 @@ struct EffectResults {
             "play": "first buffer rendered", "changePlaybackPosition": "first buffer of the new place",
             "pause": "last buffer rendered after publish (0: none came)",
         ]
+        func row(_ name: String, _ samples: LatencySamples) {
+            Swift.print(String(format: "  %-46@ n=%6d  p50 %8.1f µs  p90 %8.1f µs  p99 %8.1f µs", name as NSString,
+                               samples.values.count, samples.median, samples.percentile(90), samples.percentile(99)))
+        }
         for operation in Self.operations {
-            let subject = node[operation] ?? OperationSamples(), base = floor[operation] ?? OperationSamples()
-            report("\(operation): publish -> reply vs the direct call's return (\(repetitions) each):",
-                   subject: ("medianode: reply on P/result", subject.reply),
-                   floor: ("floor: bare playbin call returned", base.reply))
-            // The node's reply crosses the broker twice; the bare call does not. Both floors together:
+            let node = self[.node, operation], responder = self[.responder, operation], call = self[.call, operation]
+            report("\(operation): publish -> reply (\(repetitions) each):",
+                   subject: ("medianode: reply on P/result", node.reply),
+                   floor: ("floor: bare client calling playbin, reply", responder.reply))
+            row("floor: the bare playbin call alone returned", call.reply)
             let playing = operation != "play"
-            let transport = playing ? transportPlaying : transportPaused
-            let both = base.reply.median + transport.median
-            Swift.print(String(format: "  %-46@ n=%6d  p50 %8.1f µs  p90 %8.1f µs  p99 %8.1f µs",
-                         "floor: bare MQTT request -> reply, \(playing ? "playing" : "paused")" as NSString,
-                         transport.values.count, transport.median, transport.percentile(90), transport.percentile(99)))
-            Swift.print(String(format: "  the two floors' p50s added: %.1f µs; medianode's own share of its p50: %.1f µs",
-                         both, subject.reply.median - both))
-            report("\(operation): publish -> \(effects[operation]!) vs the same on a bare playbin:",
-                   subject: ("medianode: \(effects[operation]!)", subject.effect),
-                   floor: ("floor: \(effects[operation]!)", base.effect))
+            row("floor: bare MQTT request -> reply, \(playing ? "playing" : "paused")",
+                playing ? transportPlaying : transportPaused)
+            Swift.print(String(format: "  medianode's own share of its p50 (minus the bare client's): %.1f µs",
+                               node.reply.median - responder.reply.median))
+            report("\(operation): publish -> \(effects[operation]!):",
+                   subject: ("medianode", node.effect), floor: ("floor: bare client calling playbin", responder.effect))
+            row("floor: the bare playbin call alone", call.effect)
         }
     }
 }
@@ -176,12 +191,12 @@ struct EffectResults {
 func measureNode(_ commander: Commander, _ probe: RenderProbe, into results: inout EffectResults) {
     var start = monotonicNanoseconds()
     guard commander.send("play", "{}") else { return }
-    results.record("play", floor: false, start: start, reply: monotonicNanoseconds(), effect: probe.firstBuffer(after: start))
+    results.record("play", .node, start: start, reply: monotonicNanoseconds(), effect: probe.firstBuffer(after: start))
     usleep(150_000)
     start = monotonicNanoseconds()
     guard commander.send("changePlaybackPosition", #"{"positionTime":12}"#) else { return }
     let seekReply = monotonicNanoseconds()
-    results.record("changePlaybackPosition", floor: false, start: start, reply: seekReply,
+    results.record("changePlaybackPosition", .node, start: start, reply: seekReply,
                    effect: probe.firstBuffer(after: start, loud: true))
     usleep(100_000)
     // The MQTT floor while the node plays, as the pause below finds it.
@@ -193,7 +208,7 @@ func measureNode(_ commander: Commander, _ probe: RenderProbe, into results: ino
     start = monotonicNanoseconds()
     guard commander.send("pause", "{}") else { return }
     let pauseReply = monotonicNanoseconds()
-    results.record("pause", floor: false, start: start, reply: pauseReply, effect: probe.lastBuffer())
+    results.record("pause", .node, start: start, reply: pauseReply, effect: probe.lastBuffer())
     _ = commander.send("changePlaybackPosition", #"{"positionTime":2}"#)
 }
 
@@ -204,23 +219,70 @@ func measureTransport(_ commander: Commander, into results: inout EffectResults)
     results.transportPaused.append(nanoseconds: monotonicNanoseconds() - start)
 }
 
+/// The node's cycle, asked of the bare client that calls the playbin in its callback, with the same pauses
+/// between the steps (how long the machine idled before a request changes how long its wake-ups take).
+func measureResponder(_ commander: Commander, _ probe: RenderProbe, into results: inout EffectResults) {
+    var start = monotonicNanoseconds()
+    guard commander.send(topic: PlaybinResponder.topic("play"), "{}") else { return }
+    results.record("play", .responder, start: start, reply: monotonicNanoseconds(), effect: probe.firstBuffer(after: start))
+    usleep(150_000)
+    start = monotonicNanoseconds()
+    guard commander.send(topic: PlaybinResponder.topic("seek"), "12") else { return }
+    let seekReply = monotonicNanoseconds()
+    results.record("changePlaybackPosition", .responder, start: start, reply: seekReply,
+                   effect: probe.firstBuffer(after: start, loud: true))
+    usleep(100_000)
+    _ = commander.send(topic: "bench/request", "{}")
+    usleep(50_000)
+    start = monotonicNanoseconds()
+    guard commander.send(topic: PlaybinResponder.topic("pause"), "{}") else { return }
+    let pauseReply = monotonicNanoseconds()
+    results.record("pause", .responder, start: start, reply: pauseReply, effect: probe.lastBuffer())
+    _ = commander.send(topic: PlaybinResponder.topic("seek"), "2")
+}
+
+/// A bare client that makes the playbin call a request names in libmosquitto's message callback and
+/// replies from there with a reply of the node's size: no queue, no thread hop, no state.
+final class PlaybinResponder: @unchecked Sendable {
+    let client: MQTTClient
+
+    static func topic(_ operation: String) -> String { "bench/playbin/\(operation)" }
+
+    init(url: BrokerURL, playbin: BarePlaybin, replyTopic: String) throws {
+        let box = ClientBox()
+        let reply = [UInt8](repeating: UInt8(ascii: "x"), count: 96)
+        client = try MQTTClient(configuration: MQTTConfiguration(broker: url, clientID: "bench-playbin")) { message in
+            switch message.topic {
+            case Self.topic("play"): playbin.play()
+            case Self.topic("pause"): playbin.pause()
+            case Self.topic("seek"): playbin.seek(to: Double(String(decoding: message.payload, as: UTF8.self)) ?? 0)
+            default: return
+            }
+            try? box.client?.publish(topic: replyTopic, payload: reply, qos: 1)
+        }
+        box.client = client
+        client.start()
+        try client.subscribe(Self.topic("+"), qos: 1)
+    }
+}
+
 /// The same cycle called directly on the bare playbin.
 func measureFloor(_ bare: BarePlaybin, into results: inout EffectResults) {
     let probe = bare.probe
     var start = monotonicNanoseconds()
     bare.play()
-    results.record("play", floor: true, start: start, reply: monotonicNanoseconds(), effect: probe.firstBuffer(after: start))
+    results.record("play", .call, start: start, reply: monotonicNanoseconds(), effect: probe.firstBuffer(after: start))
     usleep(150_000)
     start = monotonicNanoseconds()
     bare.seek(to: 12)
     let seekReturn = monotonicNanoseconds()
-    results.record("changePlaybackPosition", floor: true, start: start, reply: seekReturn,
+    results.record("changePlaybackPosition", .call, start: start, reply: seekReturn,
                    effect: probe.firstBuffer(after: start, loud: true))
     usleep(150_000)
     start = monotonicNanoseconds()
     bare.pause()
     let pauseReturn = monotonicNanoseconds()
-    results.record("pause", floor: true, start: start, reply: pauseReturn, effect: probe.lastBuffer())
+    results.record("pause", .call, start: start, reply: pauseReturn, effect: probe.lastBuffer())
     bare.seek(to: 2)
 }
 
@@ -252,10 +314,12 @@ final class Commander: @unchecked Sendable {
         send(topic: topics.command(command), payload)
     }
 
-    func send(topic: String, _ payload: String) -> Bool {
+    func send(topic: String, _ payload: String, timeout: Double = 5, quiet: Bool = false) -> Bool {
+        // A reply that came after an earlier send gave up must not be taken for this one's.
+        while replied.wait(timeout: .now()) == .success {}
         try? client.publish(topic: topic, payload: Array(payload.utf8), qos: 1)
-        if replied.wait(timeout: .now() + 5) == .timedOut {
-            Swift.print("warning: no reply on \(topic) within 5 s")
+        if replied.wait(timeout: .now() + timeout) == .timedOut {
+            if !quiet { Swift.print("warning: no reply on \(topic) within \(timeout) s") }
             return false
         }
         return true
