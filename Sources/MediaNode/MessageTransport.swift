@@ -11,6 +11,8 @@ public protocol MessageTransport: Sendable {
     func publish(topic: String, payload: [UInt8], qos: Int, retain: Bool, properties: MQTTProperties) throws(MQTTError)
     func publishAndWait(topic: String, payload: [UInt8], retain: Bool, properties: MQTTProperties) async throws
     func subscribe(_ filter: String, qos: Int) throws(MQTTError)
+    /// Sends what `publish` queued without waiting for the transport's own thread, where that is safe.
+    func flush()
     func shutdown() async
 }
 

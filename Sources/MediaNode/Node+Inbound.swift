@@ -96,6 +96,7 @@ extension Node {
                     topic: responseTopic, payload: payload, qos: 1, retain: false,
                     properties: MQTTProperties(correlationData: request.correlationData, contentType: "application/json"))
             }
+            transport.flush()
         } catch {
             logger.warning("could not send the reply to \(reply.command): \(error)")
         }

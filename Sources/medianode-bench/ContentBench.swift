@@ -224,5 +224,6 @@ final class CountingTransport: MessageTransport, Sendable {
         try await base.publishAndWait(topic: topic, payload: payload, retain: retain, properties: properties)
     }
     func subscribe(_ filter: String, qos: Int) throws(MQTTError) { try base.subscribe(filter, qos: qos) }
+    func flush() { base.flush() }
     func shutdown() async { await base.shutdown() }
 }
