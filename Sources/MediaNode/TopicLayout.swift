@@ -1,9 +1,12 @@
 /// Every topic of the contract under one prefix (`P/` in CONTRACT.md and topics.md).
 public struct TopicLayout: Sendable, Equatable {
     public let prefix: String
+    /// `P/cmd/` as bytes: every inbound message is classified by it on the network thread.
+    private let commandHead: [UInt8]
 
     public init(prefix: String) {
         self.prefix = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
+        commandHead = Array("\(self.prefix)/cmd/".utf8)
     }
 
     public var status: String { "\(prefix)/status" }
@@ -26,10 +29,11 @@ public struct TopicLayout: Sendable, Equatable {
     }
 
     /// The command name if `topic` is a command topic of this node.
+    /// Compares bytes: topics are UTF-8 and matched byte for byte, as the broker matches them.
     public func commandName(in topic: String) -> String? {
-        let head = "\(prefix)/cmd/"
-        guard topic.hasPrefix(head) else { return nil }
-        let name = topic.dropFirst(head.count)
-        return name.isEmpty || name.contains("/") ? nil : String(name)
+        let bytes = topic.utf8
+        guard bytes.count > commandHead.count, bytes.starts(with: commandHead) else { return nil }
+        let name = bytes.dropFirst(commandHead.count)
+        return name.contains(UInt8(ascii: "/")) ? nil : String(name)
     }
 }

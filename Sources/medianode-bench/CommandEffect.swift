@@ -294,15 +294,19 @@ final class Commander: @unchecked Sendable {
     private let status = LastStatus()
 
     /// The status of the last reply (read after `send` returned true).
-    var lastStatus: String? { status.value.withLock { $0 } }
+    var lastStatus: String? {
+        guard let payload = status.value.withLock({ $0 }), let reply = try? JSONValue(parsing: payload) else { return nil }
+        return "\(reply["status"]?.stringValue ?? "?"): \(reply["message"]?.stringValue ?? "")"
+    }
 
     init(url: BrokerURL, topics: TopicLayout) throws {
         let semaphore = replied
         let status = status
         self.topics = topics
+        // The reply is kept as it came and read only when asked for: the floors' replies are not parsed
+        // either, so all three are timed alike.
         client = try MQTTClient(configuration: MQTTConfiguration(broker: url, clientID: "bench-commander")) { message in
-            let reply = try? JSONValue(parsing: message.payload)
-            status.value.withLock { $0 = reply.map { "\($0["status"]?.stringValue ?? "?"): \($0["message"]?.stringValue ?? "")" } }
+            status.value.withLock { $0 = message.payload }
             semaphore.signal()
         }
         client.start()
@@ -327,7 +331,7 @@ final class Commander: @unchecked Sendable {
 }
 
 private final class LastStatus: Sendable {
-    let value = Mutex<String?>(nil)
+    let value = Mutex<[UInt8]?>(nil)
 }
 
 /// 10 s of silence, then 10 s of a 440 Hz tone, as Ogg Vorbis.

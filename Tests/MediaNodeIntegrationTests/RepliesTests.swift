@@ -86,6 +86,8 @@ struct BadInputTests {
         Case(label: "a rate the player does not accept", command: "changePlaybackRate",
              payload: Array(#"{"playbackRate":3}"#.utf8), expectedFragment: "not one of the player's rates"),
         Case(label: "an unknown command", command: "selfDestruct", payload: [], expectedFragment: "unknown command 'selfDestruct'"),
+        Case(label: "an unknown command named in UTF-8", command: "lecture-café", payload: [],
+             expectedFragment: "unknown command 'lecture-café'"),
         Case(label: "invalid UTF-8", command: "play", payload: [0x7B, 0x22, 0xC3, 0x28, 0x22, 0x7D],
              expectedFragment: "not valid UTF-8"),
         Case(label: "a payload over the size limit", command: "play",
