@@ -9,6 +9,7 @@ extension MQTTClient {
     /// loop_start) gives up for good on TLS, authentication and DNS errors and sleeps uninterruptibly
     /// between retries; this loop retries every error with back-off and wakes at once for shutdown.
     func runNetworkLoop() {
+        networkThread.store(pthread_self(), ordering: .relaxed)
         var attempt = 0
         var everConnected = false
         while !isShuttingDown {

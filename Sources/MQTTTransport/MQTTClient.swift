@@ -30,6 +30,8 @@ public final class MQTTClient: Sendable {
     /// True once the handle is destroyed. Guards `flush`, which cannot take `state`: libmosquitto may
     /// call back into this client (and so into `state`) from inside the write.
     let writeGate = Mutex(false)
+    /// The network thread's pthread id, once it runs: `flush` leaves writing to it when called there.
+    let networkThread = Atomic<UInt>(0)
     /// Wakes the network thread out of a reconnect back-off when shutting down.
     let wakeUp = DispatchSemaphore(value: 0)
     let threadFinished = DispatchSemaphore(value: 0)
@@ -127,10 +129,15 @@ public final class MQTTClient: Sendable {
 
     /// Writes what is queued now, on the calling thread, instead of leaving it to the network thread:
     /// waking that thread costs 0.1-0.2 ms when its core idles, so a reply someone waits on is flushed.
-    /// Over TLS this does nothing (the network thread writes): an OpenSSL connection must not be read and
-    /// written on two threads at once. Plain sockets may be, and libmosquitto locks its packet queue.
+    ///
+    /// Does nothing over TLS (an OpenSSL connection must not be read and written on two threads at
+    /// once; plain sockets may be, and libmosquitto locks its packet queue), while disconnected (the
+    /// write would report the loss again), and on the network thread itself: it writes as soon as its
+    /// callback returns, and inside a callback libmosquitto holds a lock a write may need.
     public func flush() {
-        guard !configuration.broker.usesTLS else { return }
+        guard !configuration.broker.usesTLS, pthread_self() != networkThread.load(ordering: .relaxed),
+              isConnected
+        else { return }
         writeGate.withLock { isDestroyed in
             guard !isDestroyed else { return }
             // A failed write closes the socket here; the network thread then sees the lost connection
