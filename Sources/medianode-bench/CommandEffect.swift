@@ -71,26 +71,22 @@ struct CommandEffect: AsyncParsableCommand {
         let results = await onDedicatedThread {
             var results = EffectResults()
             guard commander.send("changePlaybackPosition", #"{"positionTime":2}"#) else { return results }
-            let block = 10
-            var done = 0
-            // Interleave the two in blocks so machine noise hits both alike; the first block warms up.
-            var warmup = true
-            while done < repetitions {
-                var blockResults = EffectResults()
-                for _ in 0..<block {
-                    measureNode(commander, nodeProbe, into: &blockResults)
-                    measureTransport(commander, into: &blockResults)
-                }
-                for _ in 0..<block {
-                    measureResponder(commander, bare.probe, into: &blockResults)
-                    measureFloor(bare, into: &blockResults)
-                }
-                if warmup {
-                    warmup = false
-                    continue
-                }
-                results.merge(blockResults)
-                done += block
+            // One cycle of each in turn, so machine noise hits all alike and each node cycle has a
+            // responder cycle beside it; the first cycles warm up.
+            let warmup = 5
+            for cycle in 0..<(warmup + repetitions) {
+                var cycleResults = EffectResults()
+                // Every step starts after the same idle time (how long the cores idled changes how long
+                // their wake-ups take, so the node and its floors must find them alike).
+                usleep(50_000)
+                measureNode(commander, nodeProbe, into: &cycleResults)
+                measureTransport(commander, into: &cycleResults)
+                usleep(50_000)
+                measureResponder(commander, bare.probe, into: &cycleResults)
+                usleep(50_000)
+                measureFloor(bare, into: &cycleResults)
+                // A cycle with a missing reply is dropped whole, so node and responder samples stay paired.
+                if cycle >= warmup, cycleResults.isComplete { results.merge(cycleResults) }
             }
             return results
         }
@@ -147,6 +143,11 @@ struct EffectResults {
         samples[source, default: [:]][operation] = entry
     }
 
+    /// Every operation has its reply from the node and from the responder.
+    var isComplete: Bool {
+        Self.operations.allSatisfy { self[.node, $0].reply.values.count == 1 && self[.responder, $0].reply.values.count == 1 }
+    }
+
     mutating func merge(_ block: EffectResults) {
         transportPaused.values += block.transportPaused.values
         transportPlaying.values += block.transportPlaying.values
@@ -178,8 +179,10 @@ struct EffectResults {
             let playing = operation != "play"
             row("floor: bare MQTT request -> reply, \(playing ? "playing" : "paused")",
                 playing ? transportPlaying : transportPaused)
-            Swift.print(String(format: "  medianode's own share of its p50 (minus the bare client's): %.1f µs",
-                               node.reply.median - responder.reply.median))
+            // Paired cycle by cycle, which drift between cycles cannot bias; difference of medians beside it.
+            let paired = LatencySamples(values: zip(node.reply.values, responder.reply.values).map { $0 - $1 })
+            Swift.print(String(format: "  medianode's own share: p50 %.1f µs minus the bare client's; cycle by cycle, median %.1f µs",
+                               node.reply.median - responder.reply.median, paired.median))
             report("\(operation): publish -> \(effects[operation]!):",
                    subject: ("medianode", node.effect), floor: ("floor: bare client calling playbin", responder.effect))
             row("floor: the bare playbin call alone", call.effect)
