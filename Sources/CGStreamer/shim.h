@@ -109,4 +109,20 @@ static inline GstMessageType mn_engine_message_mask(void) {
                             GST_MESSAGE_STREAM_START | GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_APPLICATION);
 }
 
+/// Runs in the thread that posts: drops what the bus thread would only discard (other types, and the state
+/// changes of playbin's children, a few dozen per pause or seek), so posting them does not wake it.
+/// `playbin` is only compared, never followed. A dropped message is the handler's to free.
+static GstBusSyncReply mn_engine_bus_filter(GstBus *bus, GstMessage *message, gpointer playbin) {
+    (void)bus;
+    gboolean wanted = (GST_MESSAGE_TYPE(message) & mn_engine_message_mask()) != 0 &&
+        (GST_MESSAGE_TYPE(message) != GST_MESSAGE_STATE_CHANGED || GST_MESSAGE_SRC(message) == (GstObject *)playbin);
+    if (wanted) return GST_BUS_PASS;
+    gst_message_unref(message);
+    return GST_BUS_DROP;
+}
+
+static inline void mn_engine_filter_bus(GstBus *bus, GstElement *playbin) {
+    gst_bus_set_sync_handler(bus, mn_engine_bus_filter, playbin, NULL);
+}
+
 #endif

@@ -115,6 +115,7 @@ final class Pipeline {
         // Keep the bus filled across NULL: markers posted around state changes must not be flushed away.
         gst_pipeline_set_auto_flush_bus(gcast(playbin), 0)
         bus = gst_element_get_bus(playbin)
+        mn_engine_filter_bus(bus, playbin)
         busReader = BusReader(bus: bus, playbin: playbin, sink: sink.element, shared: shared,
                               continuation: continuation, logger: logger)
         let context = Unmanaged.passRetained(shared).toOpaque()
