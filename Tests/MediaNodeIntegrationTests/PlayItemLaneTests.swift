@@ -53,10 +53,12 @@ struct PlayItemLaneTests {
         let order = await Self.replyOrder(rig)
         #expect(order.firstIndex(of: "browse")! < order.firstIndex(of: "play")!, "replies: \(order)")
         #expect(order.firstIndex(of: "item")! < order.firstIndex(of: "play")!, "replies: \(order)")
-        // The success is true: now playing already says the slow item plays.
-        let nowPlaying = try #require(await rig.client.latest(on: rig.topics.nowPlaying))
-        let document = try JSONValue(parsing: nowPlaying.payload)
-        #expect(document["state"] == "playing" && document["identifier"] == .string(slow))
+        // The success is true: now playing says the slow item plays (it may come just after the reply).
+        _ = try await rig.client.first(timeout: .seconds(5)) { message in
+            guard message.topic == rig.topics.nowPlaying, let document = try? JSONValue(parsing: message.payload)
+            else { return false }
+            return document["state"] == "playing" && document["identifier"] == .string(slow)
+        }
         #expect(server.requests().contains { $0.path == "/slow.ogg" })
         await rig.stop()
     }
@@ -81,8 +83,11 @@ struct PlayItemLaneTests {
         let replaced = try await rig.reply(id: "slow2", timeout: .seconds(30))
         #expect(replaced["status"] == "commandFailed")
         #expect(replaced["message"]?.stringValue?.contains("replaced before it started") == true, "\(replaced.jsonString)")
-        let nowPlaying = try JSONValue(parsing: try #require(await rig.client.latest(on: rig.topics.nowPlaying)).payload)
-        #expect(nowPlaying["state"] == "playing" && nowPlaying["title"] == "Tone 440")
+        _ = try await rig.client.first(timeout: .seconds(5)) { message in
+            guard message.topic == rig.topics.nowPlaying, let document = try? JSONValue(parsing: message.payload)
+            else { return false }
+            return document["state"] == "playing" && document["title"] == "Tone 440"
+        }
         await rig.stop()
     }
 }
