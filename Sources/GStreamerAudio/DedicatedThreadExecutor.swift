@@ -4,12 +4,9 @@ import Foundation
 ///
 /// GStreamer state changes and flushing seeks block until streaming threads stop; run on Swift's
 /// cooperative pool they would starve unrelated tasks (the pool has one thread per core, two here).
-/// The engine actor uses this executor, so each of its methods may block without harming anyone else.
-///
-/// It is a task executor too: a task that prefers it (the node's playback command lane) runs its
-/// nonisolated code, and the default actors it calls, on this thread, so a command reaches the engine
-/// without waking a cooperative thread and coming back.
-final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
+/// The engine actor uses this executor, so each of its methods may block without harming anyone else;
+/// the playback controller shares it (see `AudioEngine.sharedExecutor`).
+final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
     /// The job list shared with the thread. Kept apart from the executor so the thread does not keep the
     /// executor alive: when the executor goes away, the thread drains and ends.
     private final class JobQueue: @unchecked Sendable {
@@ -32,9 +29,8 @@ final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Se
             condition.unlock()
         }
 
-        /// The thread's body: runs jobs in order until finished and empty. Every job runs isolated to the
-        /// serial executor and with the task executor, which is what a job enqueued as either expects.
-        func run(serial: UnownedSerialExecutor, task: UnownedTaskExecutor) {
+        /// The thread's body: runs jobs in order until finished and empty.
+        func run(serial: UnownedSerialExecutor) {
             while true {
                 condition.lock()
                 while jobs.isEmpty && !isFinished { condition.wait() }
@@ -42,7 +38,7 @@ final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Se
                 let batch = jobs
                 jobs.removeAll(keepingCapacity: true)
                 condition.unlock()
-                for job in batch { job.runSynchronously(isolatedTo: serial, taskExecutor: task) }
+                for job in batch { job.runSynchronously(on: serial) }
             }
         }
     }
@@ -52,8 +48,7 @@ final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Se
     init(name: String) {
         // Unowned references: the thread must not keep the executor alive (see `JobQueue`).
         let serial = UnownedSerialExecutor(ordinary: self)
-        let task = UnownedTaskExecutor(ordinary: self)
-        let thread = Thread { [queue] in queue.run(serial: serial, task: task) }
+        let thread = Thread { [queue] in queue.run(serial: serial) }
         thread.name = name
         thread.start()
     }

@@ -4,6 +4,10 @@
 /// Threading: an actor. Every operation and every fact runs to completion before the next one starts
 /// (a FIFO turn inside the actor), so an engine call that suspends never lets another command or
 /// fact see half a change. `run()` must be running for facts to be handled.
+///
+/// It runs on the engine's executor when the engine has one: a turn then calls into the engine and
+/// carries on with its answer without a thread switch either way. The price is that reading the
+/// controller waits while the engine blocks (a seek or a load), which a turn would wait for anyway.
 public actor PlaybackController {
     /// A new snapshot whenever what now playing shows changes. Single consumer; a slow consumer
     /// only ever misses superseded snapshots.
@@ -11,6 +15,10 @@ public actor PlaybackController {
     /// trackStarted, trackEnded and error events, in order. Single consumer.
     public nonisolated let events: AsyncStream<PlaybackEvent>
     public nonisolated let configuration: PlaybackConfiguration
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
+    private nonisolated let executor: UnownedSerialExecutor
+    /// Owns the executor when the engine has none to share.
+    private nonisolated let ownIsolation: OwnIsolation?
 
     let engine: any AudioEngine
     let clock: any PlaybackClock
@@ -55,6 +63,14 @@ public actor PlaybackController {
         clock: any PlaybackClock = SystemPlaybackClock()
     ) {
         self.engine = engine
+        if let shared = engine.sharedExecutor {
+            executor = shared
+            ownIsolation = nil
+        } else {
+            let own = OwnIsolation()
+            executor = own.unownedExecutor
+            ownIsolation = own
+        }
         self.clock = clock
         self.configuration = configuration
         self.queue = PlaybackQueue(seed: configuration.shuffleSeed)
@@ -165,3 +181,6 @@ public actor PlaybackController {
         return PlaybackToken(lastTokenValue)
     }
 }
+
+/// An ordinary actor whose executor the controller borrows when its engine has none to share.
+private actor OwnIsolation {}
