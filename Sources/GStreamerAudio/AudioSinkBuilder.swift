@@ -7,15 +7,15 @@ import Playback
 ///
 /// Ownership: `element` and `volume` are strong (non-floating) references owned by this value's holder, who
 /// unrefs them after the pipeline reached NULL. The engine keeps `element` to tell output errors (`.device`)
-/// from item errors.
-struct AudioSink {
-    let element: UnsafeMutablePointer<GstElement>
+/// from item errors. Package-visible so the benchmarks' bare playbin renders into the very same output.
+package struct AudioSink {
+    package let element: UnsafeMutablePointer<GstElement>
     /// The volume (ducking) control, inside `element`.
-    let volume: UnsafeMutablePointer<GstElement>
+    package let volume: UnsafeMutablePointer<GstElement>
     /// Set for `wav:` sinks, so the engine can close the file on shutdown.
     let wavWriter: WAVFileWriter?
 
-    static func make(_ description: AudioSinkDescription, logger: Logger) throws(AudioError) -> AudioSink {
+    package static func make(_ description: AudioSinkDescription, logger: Logger) throws(AudioError) -> AudioSink {
         let output: UnsafeMutablePointer<GstElement>
         var writer: WAVFileWriter?
         switch description {

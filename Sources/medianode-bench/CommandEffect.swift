@@ -18,8 +18,9 @@ import Synchronization
 /// message callback and replies from there (the least any node can do: broker there and back, plus
 /// the call). The node's own share is its reply time minus the second.
 ///
-/// The node renders into its `wav:` sink; a poller reads the file as it grows (every 50 µs), so the
-/// node's own code is measured unchanged. The bare playbin's fakesink hands its buffers over directly.
+/// The node and the bare playbin render into `wav:` sinks built alike, each followed by a poller that
+/// reads its file as it grows, so both pay the same for writing and watching the audio and the node's
+/// own code is measured unchanged.
 /// The item is 10 s of silence then 10 s of tone, so "the first buffer of the new place" is the first
 /// audible one after seeking from the silence (2 s) into the tone (12 s).
 struct CommandEffect: AsyncParsableCommand {
@@ -65,7 +66,10 @@ struct CommandEffect: AsyncParsableCommand {
         try await Task.sleep(for: .milliseconds(300))
         let nodeProbe = RenderProbe()
         let poller = try WAVPoller(path: wav.path, probe: nodeProbe)
-        let bare = try BarePlaybin(uri: "file://" + item.path)
+        let bareWAV = directory.appendingPathComponent("bare.wav").path
+        let bare = try BarePlaybin(uri: "file://" + item.path, output: .wav(path: bareWAV))
+        let bareProbe = RenderProbe()
+        let barePoller = try WAVPoller(path: bareWAV, probe: bareProbe)
         let responder = try PlaybinResponder(url: url, playbin: bare, replyTopic: configuration.topics.result)
         let repetitions = repetitions
         let results = await onDedicatedThread {
@@ -82,15 +86,16 @@ struct CommandEffect: AsyncParsableCommand {
                 measureNode(commander, nodeProbe, into: &cycleResults)
                 measureTransport(commander, into: &cycleResults)
                 usleep(50_000)
-                measureResponder(commander, bare.probe, into: &cycleResults)
+                measureResponder(commander, bareProbe, into: &cycleResults)
                 usleep(50_000)
-                measureFloor(bare, into: &cycleResults)
+                measureFloor(bare, bareProbe, into: &cycleResults)
                 // A cycle with a missing reply is dropped whole, so node and responder samples stay paired.
                 if cycle >= warmup, cycleResults.isComplete { results.merge(cycleResults) }
             }
             return results
         }
         poller.stop()
+        barePoller.stop()
         results.print(repetitions: repetitions)
 
         await node.shutdown()
@@ -270,8 +275,7 @@ final class PlaybinResponder: @unchecked Sendable {
 }
 
 /// The same cycle called directly on the bare playbin.
-func measureFloor(_ bare: BarePlaybin, into results: inout EffectResults) {
-    let probe = bare.probe
+func measureFloor(_ bare: BarePlaybin, _ probe: RenderProbe, into results: inout EffectResults) {
     var start = monotonicNanoseconds()
     bare.play()
     results.record("play", .call, start: start, reply: monotonicNanoseconds(), effect: probe.firstBuffer(after: start))
