@@ -48,6 +48,9 @@ public actor PlaybackController {
     var seekHold: SeekHold?
     var interruption: Interruption?
     var lastSnapshot: PlaybackSnapshot?
+    enum Output { case snapshot(PlaybackSnapshot), event(PlaybackEvent) }
+    /// Made in the current job, delivered after it (see `post`).
+    var outbox: [Output] = []
     /// Told once the current load produces audio, or why it never will.
     var startWaiters: [@Sendable (PlaybackOutcome) -> Void] = []
     /// Items that failed in a row while playing, since the last one that started.
@@ -86,6 +89,7 @@ public actor PlaybackController {
         for await fact in engine.facts {
             await handle(fact)
         }
+        deliverOutbox()
         snapshotContinuation.finish()
         eventContinuation.finish()
     }
@@ -169,11 +173,30 @@ public actor PlaybackController {
         let snapshot = makeSnapshot()
         guard snapshot != lastSnapshot else { return }
         lastSnapshot = snapshot
-        snapshotContinuation.yield(snapshot)
+        post(.snapshot(snapshot))
     }
 
     func emit(_ event: PlaybackEvent) {
-        eventContinuation.yield(event)
+        post(.event(event))
+    }
+
+    /// Holds snapshots and events until the job that made them ends: the command that caused them is
+    /// answered in that job, and waking their followers first would make its reply wait and race with
+    /// what they publish. Their order is kept.
+    private func post(_ output: Output) {
+        outbox.append(output)
+        guard outbox.count == 1 else { return }
+        Task { self.deliverOutbox() }
+    }
+
+    func deliverOutbox() {
+        for output in outbox {
+            switch output {
+            case let .snapshot(snapshot): snapshotContinuation.yield(snapshot)
+            case let .event(event): eventContinuation.yield(event)
+            }
+        }
+        outbox.removeAll()
     }
 
     func nextToken() -> PlaybackToken {
