@@ -4,9 +4,12 @@ import Foundation
 ///
 /// GStreamer state changes and flushing seeks block until streaming threads stop; run on Swift's
 /// cooperative pool they would starve unrelated tasks (the pool has one thread per core, two here).
-/// The engine actor uses this executor, so each of its methods may block without harming anyone else;
-/// the playback controller shares it (see `AudioEngine.sharedExecutor`).
-final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
+/// The engine actor uses this executor, so each of its methods may block without harming anyone else.
+///
+/// It is a task executor too: a task that prefers it (the node's playback command lane) runs its
+/// nonisolated code, and the default actors it calls, on this thread, so a command reaches the engine
+/// without waking a cooperative thread and coming back.
+final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// The job list shared with the thread. Kept apart from the executor so the thread does not keep the
     /// executor alive: when the executor goes away, the thread drains and ends.
     private final class JobQueue: @unchecked Sendable {
@@ -29,8 +32,9 @@ final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
             condition.unlock()
         }
 
-        /// The thread's body: runs jobs in order until finished and empty.
-        func run(serial: UnownedSerialExecutor) {
+        /// The thread's body: runs jobs in order until finished and empty. Every job runs isolated to the
+        /// serial executor and with the task executor, which is what a job enqueued as either expects.
+        func run(serial: UnownedSerialExecutor, task: UnownedTaskExecutor) {
             while true {
                 condition.lock()
                 while jobs.isEmpty && !isFinished { condition.wait() }
@@ -38,7 +42,7 @@ final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
                 let batch = jobs
                 jobs.removeAll(keepingCapacity: true)
                 condition.unlock()
-                for job in batch { job.runSynchronously(on: serial) }
+                for job in batch { job.runSynchronously(isolatedTo: serial, taskExecutor: task) }
             }
         }
     }
@@ -48,7 +52,8 @@ final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
     init(name: String) {
         // Unowned references: the thread must not keep the executor alive (see `JobQueue`).
         let serial = UnownedSerialExecutor(ordinary: self)
-        let thread = Thread { [queue] in queue.run(serial: serial) }
+        let task = UnownedTaskExecutor(ordinary: self)
+        let thread = Thread { [queue] in queue.run(serial: serial, task: task) }
         thread.name = name
         thread.start()
     }

@@ -14,7 +14,7 @@ public actor GStreamerEngine: AudioEngine {
 
     private nonisolated let executor: DedicatedThreadExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-    public nonisolated var sharedExecutor: UnownedSerialExecutor? { unownedExecutor }
+    public nonisolated var callExecutor: (any TaskExecutor)? { executor }
 
     let pipeline: Pipeline
     let logger: Logger

@@ -6,9 +6,8 @@ import Synchronization
 
 /// Where inbound messages wait for their turn.
 ///
-/// Playback commands run one at a time on the playback lane, isolated to the playback controller (so on
-/// the audio engine's thread): a command is decoded, performed and answered there without a thread
-/// switch once the lane has woken. Reads of the
+/// Playback commands run one at a time on the playback lane, which prefers the audio engine's thread:
+/// a command reaches the engine there without a hop to the cooperative pool and back. Reads of the
 /// content tree and the context run on the content lane, so they never wait for the audio (S26); a
 /// browse of a published node is even answered on the transport's thread, as long as no content
 /// message is waiting before it (replies keep the order of their requests).
@@ -24,18 +23,15 @@ final class InboundLanes: Sendable {
         let (contentMessages, content) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
         self.playback = playback
         self.content = content
-        Task { await Self.serve(playbackMessages, node: node, isolation: node.playback) }
+        Task(executorPreference: node.engine?.callExecutor) {
+            for await message in playbackMessages { await node.handle(message) }
+        }
         Task { [self] in
             for await message in contentMessages {
                 await node.handle(message)
                 contentBacklog.withLock { $0 -= 1 }
             }
         }
-    }
-
-    private static func serve(_ messages: AsyncStream<MQTTMessage>, node: Node, isolation: isolated (any Actor)?)
-        async {
-        for await message in messages { await node.handle(message) }
     }
 
     /// Puts a message on its lane, or answers it at once. Never blocks.
@@ -74,7 +70,7 @@ extension Node {
         return true
     }
 
-    nonisolated(nonsending) func handle(_ message: MQTTMessage) async {
+    func handle(_ message: MQTTMessage) async {
         if let name = topics.commandName(in: message.topic) {
             let reply = await commandCenter.handle(
                 name: name, payload: message.payload, maximumPayload: configuration.maximumPayload)

@@ -10,8 +10,7 @@ extension Node {
     func registerPlaybackCommands(_ playback: PlaybackController) {
         let center = commandCenter
         let intervals = configuration.capabilities.preferredIntervals
-        func on(_ command: RemoteCommand,
-                _ body: nonisolated(nonsending) @escaping @Sendable (CommandArguments) async -> CommandResult) {
+        func on(_ command: RemoteCommand, _ body: @escaping @Sendable (CommandArguments) async -> CommandResult) {
             center.addHandler(for: command) { event in await body(event.arguments) }
         }
         on(.play) { _ in Self.result(await playback.play()) }

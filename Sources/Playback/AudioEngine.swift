@@ -139,13 +139,13 @@ public protocol AudioEngine: AnyObject, Sendable {
     func selectAudioStream(_ index: Int) async throws(AudioError)
     /// Releases every resource. The engine cannot be used afterwards.
     func shutdown() async
-    /// The serial executor the engine's calls run on, if it has its own (nil: none). The controller
-    /// takes its turns there too, so a command reaches the engine and comes back without changing threads.
-    var sharedExecutor: UnownedSerialExecutor? { get }
+    /// The thread the engine's calls run on, if it has its own: callers that prefer it for their task
+    /// reach the engine without a thread hop there and back (nil: no such thread).
+    var callExecutor: (any TaskExecutor)? { get }
 }
 
 extension AudioEngine {
-    public var sharedExecutor: UnownedSerialExecutor? { nil }
+    public var callExecutor: (any TaskExecutor)? { nil }
 
     /// Loads with no successor named yet.
     public func load(uri: String, token: PlaybackToken, startAt seconds: Double?) async throws(AudioError) {

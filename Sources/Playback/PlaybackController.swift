@@ -4,10 +4,6 @@
 /// Threading: an actor. Every operation and every fact runs to completion before the next one starts
 /// (a FIFO turn inside the actor), so an engine call that suspends never lets another command or
 /// fact see half a change. `run()` must be running for facts to be handled.
-///
-/// It runs on the engine's executor when the engine has one: a turn then calls into the engine and
-/// carries on with its answer without a thread switch either way. The price is that reading the
-/// controller waits while the engine blocks (a seek or a load), which a turn would wait for anyway.
 public actor PlaybackController {
     /// A new snapshot whenever what now playing shows changes. Single consumer; a slow consumer
     /// only ever misses superseded snapshots.
@@ -15,10 +11,6 @@ public actor PlaybackController {
     /// trackStarted, trackEnded and error events, in order. Single consumer.
     public nonisolated let events: AsyncStream<PlaybackEvent>
     public nonisolated let configuration: PlaybackConfiguration
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
-    private nonisolated let executor: UnownedSerialExecutor
-    /// Owns the executor when the engine has none to share.
-    private nonisolated let ownIsolation: OwnIsolation?
 
     let engine: any AudioEngine
     let clock: any PlaybackClock
@@ -48,9 +40,6 @@ public actor PlaybackController {
     var seekHold: SeekHold?
     var interruption: Interruption?
     var lastSnapshot: PlaybackSnapshot?
-    enum Output { case snapshot(PlaybackSnapshot), event(PlaybackEvent) }
-    /// Made in the current job, delivered after it (see `post`).
-    var outbox: [Output] = []
     /// Told once the current load produces audio, or why it never will.
     var startWaiters: [@Sendable (PlaybackOutcome) -> Void] = []
     /// Items that failed in a row while playing, since the last one that started.
@@ -66,14 +55,6 @@ public actor PlaybackController {
         clock: any PlaybackClock = SystemPlaybackClock()
     ) {
         self.engine = engine
-        if let shared = engine.sharedExecutor {
-            executor = shared
-            ownIsolation = nil
-        } else {
-            let own = OwnIsolation()
-            executor = own.unownedExecutor
-            ownIsolation = own
-        }
         self.clock = clock
         self.configuration = configuration
         self.queue = PlaybackQueue(seed: configuration.shuffleSeed)
@@ -89,7 +70,6 @@ public actor PlaybackController {
         for await fact in engine.facts {
             await handle(fact)
         }
-        deliverOutbox()
         snapshotContinuation.finish()
         eventContinuation.finish()
     }
@@ -173,30 +153,11 @@ public actor PlaybackController {
         let snapshot = makeSnapshot()
         guard snapshot != lastSnapshot else { return }
         lastSnapshot = snapshot
-        post(.snapshot(snapshot))
+        snapshotContinuation.yield(snapshot)
     }
 
     func emit(_ event: PlaybackEvent) {
-        post(.event(event))
-    }
-
-    /// Holds snapshots and events until the job that made them ends: the command that caused them is
-    /// answered in that job, and waking their followers first would make its reply wait and race with
-    /// what they publish. Their order is kept.
-    private func post(_ output: Output) {
-        outbox.append(output)
-        guard outbox.count == 1 else { return }
-        Task { self.deliverOutbox() }
-    }
-
-    func deliverOutbox() {
-        for output in outbox {
-            switch output {
-            case let .snapshot(snapshot): snapshotContinuation.yield(snapshot)
-            case let .event(event): eventContinuation.yield(event)
-            }
-        }
-        outbox.removeAll()
+        eventContinuation.yield(event)
     }
 
     func nextToken() -> PlaybackToken {
@@ -204,6 +165,3 @@ public actor PlaybackController {
         return PlaybackToken(lastTokenValue)
     }
 }
-
-/// An ordinary actor whose executor the controller borrows when its engine has none to share.
-private actor OwnIsolation {}

@@ -1,9 +1,8 @@
 import Synchronization
 import MediaJSON
 
-/// Handles one validated command. Runs on the caller's task and executor (a lane that runs where the
-/// playback controller does reaches it without a thread switch); may await the engine.
-public typealias CommandHandler = nonisolated(nonsending) @Sendable (RemoteCommandEvent) async -> CommandResult
+/// Handles one validated command. Runs on the caller's task; may await the engine.
+public typealias CommandHandler = @Sendable (RemoteCommandEvent) async -> CommandResult
 
 /// Answers a validated command from what is at hand, without waiting for anything, or returns nil when
 /// it cannot (then the command's `CommandHandler` answers it). Runs on the transport's thread.
@@ -145,16 +144,15 @@ public final class RemoteCommandCenter: Sendable {
     // MARK: - Answering
 
     /// Decodes, validates and performs one request; always returns exactly one reply.
-    nonisolated(nonsending) public func handle(
-        name: String, payload: [UInt8], maximumPayload: Int = CommandRequest.defaultMaximumPayload
-    ) async -> CommandReply {
+    public func handle(name: String, payload: [UInt8], maximumPayload: Int = CommandRequest.defaultMaximumPayload)
+        async -> CommandReply {
         switch CommandRequest.decode(name: name, payload: payload, maximumPayload: maximumPayload) {
         case let .refused(reply): return reply
         case let .request(request): return await perform(request)
         }
     }
 
-    nonisolated(nonsending) public func perform(_ request: CommandRequest) async -> CommandReply {
+    public func perform(_ request: CommandRequest) async -> CommandReply {
         switch prepare(request) {
         case let .answered(reply): return reply
         case let .ready(event, registrations):
@@ -225,8 +223,7 @@ public final class RemoteCommandCenter: Sendable {
 
     /// Runs handlers in order until one fails. A handler that answers later takes the rest of the chain
     /// with it, so they still run after it, and only if it succeeds.
-    nonisolated(nonsending) static func run(_ handlers: ArraySlice<CommandHandler>, _ event: RemoteCommandEvent)
-        async -> CommandResult {
+    static func run(_ handlers: ArraySlice<CommandHandler>, _ event: RemoteCommandEvent) async -> CommandResult {
         var result = CommandResult.success
         for (offset, handler) in zip(handlers.indices, handlers) {
             result = await handler(event)
