@@ -7,12 +7,10 @@ protocol RenderObserver: Sendable {
     func observe(_ bytes: UnsafeRawBufferPointer)
 }
 
-/// Watches rendered audio, wherever it comes from (a bare playbin's handoff, or the node's WAV file
-/// as it grows), and records when buffers arrive, so a measurement can ask "when did the first buffer
+/// Watches rendered audio as a WAV file grows (the node's, or the bare playbin's built alike), and records when buffers arrive, so a measurement can ask "when did the first buffer
 /// after t0 come", "when did the first audible buffer come" and "when did the output go quiet".
 ///
-/// Threading: `observe` is called on one producer thread (GStreamer's streaming thread, or the WAV
-/// poller); the measuring thread reads the atomics.
+/// Threading: `observe` is called on its WAV poller's thread; the measuring thread reads the atomics.
 final class RenderProbe: RenderObserver {
     /// Monotonic nanoseconds of the latest buffer, and of the latest buffer with a tone in it.
     private let lastBufferTime = Atomic<Int64>(0)
