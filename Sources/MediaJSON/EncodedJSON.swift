@@ -34,3 +34,39 @@ extension JSONValue {
         return output
     }
 }
+
+/// Writes one small object member by member: no dictionary to build and no keys to sort, for a
+/// message on a hot path (every command's reply). Members must come in sorted key order, so the bytes
+/// are the same as `jsonBytes` of the whole object.
+public struct JSONObjectWriter {
+    private var output: [UInt8]
+
+    public init(capacity: Int = 128) {
+        output = []
+        output.reserveCapacity(capacity)
+        output.append(UInt8(ascii: "{"))
+    }
+
+    /// `key` is written as it is: plain ASCII that needs no escaping.
+    public mutating func member(_ key: StaticString, _ value: JSONValue) {
+        open(key)
+        value.write(to: &output)
+    }
+
+    public mutating func member(_ key: StaticString, encoded value: EncodedJSON) {
+        open(key)
+        output.append(contentsOf: value.bytes)
+    }
+
+    public consuming func finish() -> [UInt8] {
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+
+    private mutating func open(_ key: StaticString) {
+        if output.count > 1 { output.append(UInt8(ascii: ",")) }
+        output.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { output.append(contentsOf: $0) }
+        output.append(contentsOf: "\":".utf8)
+    }
+}

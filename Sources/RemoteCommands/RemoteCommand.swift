@@ -142,14 +142,18 @@ public struct CommandReply: Sendable, Equatable {
 
     /// The reply as sent: `json` encoded, with encoded data spliced in as it is.
     public var jsonBytes: [UInt8] {
-        let members: [String: JSONValue] = [
-            "id": JSONValue(id), "command": .string(command), "status": .string(result.status.rawValue),
-            "code": .number(Double(result.status.code)), "message": JSONValue(result.message),
-        ]
-        guard let data = result.encodedData else {
-            return JSONValue.objectBytes(members.merging(["data": .null]) { $1 }, encoded: [:])
+        var writer = JSONObjectWriter(capacity: 160 + (result.encodedData?.bytes.count ?? 0))
+        writer.member("code", .number(Double(result.status.code)))
+        writer.member("command", .string(command))
+        if let data = result.encodedData {
+            writer.member("data", encoded: data)
+        } else {
+            writer.member("data", .null)
         }
-        return JSONValue.objectBytes(members, encoded: ["data": data])
+        writer.member("id", JSONValue(id))
+        writer.member("message", JSONValue(result.message))
+        writer.member("status", .string(result.status.rawValue))
+        return writer.finish()
     }
 
     /// The same reply with the deferred work's result, once it is known.

@@ -25,5 +25,9 @@ struct EncodedJSONTests {
         #expect(withBytes == withValue)
         let failed = CommandReply(id: nil, command: "browse", result: CommandResult(.noSuchContent, message: "none"))
         #expect(failed.jsonBytes == failed.json.jsonBytes)
+        // The reply is written member by member; escaping must match the general encoder too.
+        let escaped = CommandReply(id: "q\"1", command: "pläy", result: CommandResult(.commandFailed, message: "a\nb \\ \u{1}"))
+        #expect(escaped.jsonBytes == escaped.json.jsonBytes)
+        #expect(escaped.json.jsonString.contains(#""id":"q\"1""#))
     }
 }
