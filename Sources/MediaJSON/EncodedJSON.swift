@@ -12,29 +12,6 @@ public struct EncodedJSON: Sendable, Hashable {
     public var value: JSONValue { (try? JSONValue(parsing: bytes)) ?? .null }
 }
 
-extension JSONValue {
-    /// Writes an object as `jsonBytes` would, with some members already encoded: keys sorted, compact,
-    /// so the result is byte for byte what encoding the whole object as one value gives.
-    public static func objectBytes(_ members: [String: JSONValue], encoded: [String: EncodedJSON]) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(128 + encoded.values.reduce(0) { $0 + $1.bytes.count })
-        output.append(UInt8(ascii: "{"))
-        let keys = Set(members.keys).union(encoded.keys).sorted()
-        for (index, key) in keys.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            writeString(key, to: &output)
-            output.append(UInt8(ascii: ":"))
-            if let fragment = encoded[key] {
-                output.append(contentsOf: fragment.bytes)
-            } else {
-                members[key]!.write(to: &output)
-            }
-        }
-        output.append(UInt8(ascii: "}"))
-        return output
-    }
-}
-
 /// Writes one small object member by member: no dictionary to build and no keys to sort, for a
 /// message on a hot path (every command's reply). Members must come in sorted key order, so the bytes
 /// are the same as `jsonBytes` of the whole object.

@@ -32,21 +32,26 @@ final class RetainedPublisher: Sendable {
     /// Returns whether a message went out.
     @discardableResult
     func publish(_ topic: String, _ payload: [UInt8]) -> Bool {
-        let (changed, isNew, connected) = state.withLock { state in
-            guard state.published[topic] != payload else { return (false, false, state.isConnected) }
+        // Sent under the lock, as everything here: otherwise a publish that saw the connection could
+        // overtake `connected`'s status and capabilities (S19), or an older payload of the same topic.
+        let (changed, isNew) = state.withLock { state in
+            guard state.published[topic] != payload else { return (false, false) }
             let isNew = state.published.updateValue(payload, forKey: topic) == nil
             state.pendingClears.remove(topic)
-            return (true, isNew, state.isConnected)
+            if state.isConnected { send(topic, payload) }
+            return (true, isNew)
         }
-        if changed && connected { send(topic, payload) }
         if isNew && remembers(topic) { book?.published(topic) }
         return changed
     }
 
     /// Clears a retained topic that no longer applies (an empty retained message).
     func clear(_ topic: String) {
-        let (existed, connected) = state.withLock { ($0.published.removeValue(forKey: topic) != nil, $0.isConnected) }
-        if existed && connected { send(topic, []) }
+        let existed = state.withLock { state in
+            let existed = state.published.removeValue(forKey: topic) != nil
+            if existed && state.isConnected { send(topic, []) }
+            return existed
+        }
         if existed && remembers(topic) { book?.cleared(topic) }
     }
 
@@ -76,15 +81,12 @@ final class RetainedPublisher: Sendable {
     /// Sends every retained topic, e.g. after a (re)connect. `first` go out before the rest, in order
     /// (S19: capabilities before the content tree).
     func connected(first: [String]) {
-        let snapshot = state.withLock { state in
-            state.isConnected = true
-            return state.published
-        }
-        for topic in first { if let payload = snapshot[topic] { send(topic, payload) } }
-        for (topic, payload) in snapshot.sorted(by: { $0.key < $1.key }) where !first.contains(topic) {
-            send(topic, payload)
-        }
         state.withLock { state in
+            state.isConnected = true
+            for topic in first { if let payload = state.published[topic] { send(topic, payload) } }
+            for (topic, payload) in state.published.sorted(by: { $0.key < $1.key }) where !first.contains(topic) {
+                send(topic, payload)
+            }
             for topic in state.pendingClears.sorted() where state.published[topic] == nil { send(topic, []) }
             state.pendingClears = []
         }
