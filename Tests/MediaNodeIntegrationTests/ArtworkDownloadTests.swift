@@ -6,6 +6,8 @@ import Testing
 /// A catalog item whose artwork URL points at a misbehaving local HTTP server, playing a generated tone.
 struct ArtworkFaultRig {
     let files: CatalogFileRig
+    /// Holds the tone the catalog points at; removed by `stop`.
+    let audio: URL
     let server: FaultHTTPServer
     let log: LogRecorder
     let identifier: String
@@ -26,7 +28,7 @@ struct ArtworkFaultRig {
             [.init(id: "song", title: "Song", live: false, uri: tone, fields: ["artwork": .string(artworkURL.absoluteString)])],
             artworkTimeout: timeout, logger: log.logger())
         return ArtworkFaultRig(
-            files: files, server: server, log: log, identifier: files.identifiers["song"]!, artworkURL: artworkURL)
+            files: files, audio: audio, server: server, log: log, identifier: files.identifiers["song"]!, artworkURL: artworkURL)
     }
 
     /// Plays the item; returns the first now playing that names it, and the log as it stood when that
@@ -78,6 +80,7 @@ struct ArtworkFaultRig {
     func stop() async {
         await files.stop()
         server.stop()
+        try? FileManager.default.removeItem(at: audio)
     }
 }
 

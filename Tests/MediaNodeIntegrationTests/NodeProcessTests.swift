@@ -6,10 +6,21 @@ import Testing
 import MediaJSON
 
 @Suite("The medianode process: last will, clean shutdown, broker outages")
-struct NodeProcessTests {
+final class NodeProcessTests {
+    /// Each test's databases; removed when the test ends, as Swift Testing makes a suite instance per test.
+    let scratch: URL
+
+    init() throws {
+        scratch = try AudioFixtures.makeTemporaryDirectory("proc")
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
     func arguments(_ broker: MosquittoBroker, nodeID: String = "proc") -> [String] {
         ["--broker", broker.url, "--node-id", nodeID, "--audio-sink", "fake",
-         "--database", FileManager.default.temporaryDirectory.appendingPathComponent("mn-\(UUID()).sqlite").path]
+         "--database", scratch.appendingPathComponent("\(nodeID)-\(UUID()).sqlite").path]
     }
 
     func watcher(_ broker: MosquittoBroker, _ filter: String) async throws -> TestMQTTClient {
