@@ -55,7 +55,7 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         unblockShutdownSignals()
-        ignoreFileSizeSignal()
+        ignoreWriteSignals()
         let file = try config.map(ConfigFile.init(path:)) ?? ConfigFile()
         let level = Logger.Level(rawValue: logLevel ?? file.string("log-level") ?? "info") ?? .info
         LoggingSystem.bootstrap { label in

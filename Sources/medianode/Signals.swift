@@ -12,8 +12,11 @@ func unblockShutdownSignals() {
     pthread_sigmask(SIG_UNBLOCK, &set, nil)
 }
 
-/// A file-size limit (`ulimit -f`) must make the writes that pass it fail, which the catalog and the WAV
-/// sink report, rather than kill the daemon with SIGXFSZ.
-func ignoreFileSizeSignal() {
+/// Writes that cannot succeed must fail with an error the daemon reports, not kill it: a file-size limit
+/// (`ulimit -f`) passed by the catalog or the WAV sink (SIGXFSZ), and a socket or pipe whose reader has
+/// gone, such as a broker connection closed under a publish (SIGPIPE). The runtime happens to ignore
+/// SIGPIPE already; the daemon does not rely on that.
+func ignoreWriteSignals() {
     signal(SIGXFSZ, SIG_IGN)
+    signal(SIGPIPE, SIG_IGN)
 }

@@ -180,6 +180,30 @@ final class NodeProcessTests {
         await watcher.disconnect()
     }
 
+    @Test("SIGPIPE and SIGXFSZ, raised by writes that cannot succeed, leave the node running and answering")
+    func writeSignalsAreIgnored() async throws {
+        let broker = try MosquittoBroker()
+        let watcher = try await watcher(broker, "medianode/proc/#")
+        let node = try NodeProcess(arguments: arguments(broker))
+        _ = try await watcher.first { $0.topic == "medianode/proc/commands" }
+        // Either signal's default action ends the process.
+        node.signal(SIGPIPE)
+        node.signal(SIGXFSZ)
+        try await watcher.publish("medianode/proc/cmd/browse", #"{"id":"after-signals","indexPath":[]}"#)
+        let reply = try await watcher.first(timeout: .seconds(20)) {
+            $0.topic == "medianode/proc/result" && (try? JSONValue(parsing: $0.payload))?["id"] == "after-signals"
+        }
+        #expect(try JSONValue(parsing: reply.payload)["status"] == "success")
+        #expect(await node.waitForExit(timeout: .milliseconds(200)) == nil, "the node exited: \(node.log)")
+        let offline = await watcher.received.contains {
+            $0.topic == "medianode/proc/status" && String(decoding: $0.payload, as: UTF8.self) == "offline"
+        }
+        #expect(!offline)
+        node.signal(SIGTERM)
+        _ = await node.waitForExit()
+        await watcher.disconnect()
+    }
+
     @Test("a node answers a command from the mosquitto_pub of the README")
     func answersMosquittoPub() async throws {
         let broker = try MosquittoBroker()
