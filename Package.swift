@@ -152,7 +152,7 @@ let package = Package(
             name: "MediaNodeIntegrationTests",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "ContentTree",
-                "CatalogStore", "GStreamerAudio", "Playback", .product(name: "Logging", package: "swift-log"),
+                "CatalogStore", "GStreamerAudio", "Playback", "NowPlaying", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,149 @@
+import Foundation
+import MediaJSON
+import MediaNode
+import MediaNodeTesting
+import NowPlaying
+import Playback
+import RemoteCommands
+import Testing
+
+/// Integrators build on topics.md and the README, not on the code: what the node accepts and sends must
+/// be what those pages say, and a change to one without the other fails here.
+@Suite("topics.md and the README describe what the code does")
+struct DocumentationTests {
+    @Test("the command table of topics.md lists exactly the commands the node accepts")
+    func commandTable() throws {
+        let section = try MarkdownPage("topics.md").section("## Commands")
+        let documented = Set(section.tableRows.flatMap { MarkdownPage.codeSpans(in: $0.first ?? "") })
+        #expect(documented == Set(RemoteCommand.allCases.map(\.rawValue)))
+    }
+
+    @Test("the status table of topics.md has every status with its code, and nothing else")
+    func statusTable() throws {
+        let rows = try MarkdownPage("topics.md").section("## Replies").tableRows
+        var documented: [String: Int] = [:]
+        for row in rows where row.count >= 2 {
+            guard let name = MarkdownPage.codeSpans(in: row[0]).first, let code = Int(row[1]) else { continue }
+            documented[name] = code
+        }
+        let actual = Dictionary(uniqueKeysWithValues: CommandStatus.allCases.map { ($0.rawValue, $0.code) })
+        #expect(documented == actual)
+    }
+
+    @Test("every parameter of P/commands is described under its capabilities")
+    func capabilityParameters() throws {
+        let section = try MarkdownPage("topics.md").section("### Capabilities in `P/commands`")
+        let described = Set(MarkdownPage.codeSpans(in: section.text))
+        // The feedback marks' isActive is set once an item plays; the node sets it through this call.
+        let center = RemoteCommandCenter()
+        center.setParameter("isActive", .bool(false), for: .like)
+        guard case let .object(document) = center.capabilitiesDocument else {
+            Issue.record("P/commands is not an object")
+            return
+        }
+        for (command, entry) in document {
+            guard case let .object(parameters) = entry else { continue }
+            let keys = parameters.keys.filter { $0 != "enabled" }
+            for key in keys {
+                #expect(described.contains(key), "\(command).\(key) is not described")
+            }
+            if !keys.isEmpty { #expect(described.contains(command), "\(command) has parameters but is not named") }
+        }
+    }
+
+    @Test("every key now playing can carry is in the now-playing section of topics.md")
+    func nowPlayingKeys() throws {
+        let section = try MarkdownPage("topics.md").section("## Now playing")
+        let metadata = NowPlayingMetadata(
+            title: "t", artist: "a", albumTitle: "b", genre: "g", releaseDate: "2014", composer: "c",
+            albumTrackNumber: 1, albumTrackCount: 2, discNumber: 1, discCount: 1, chapterNumber: 0, chapterCount: 3)
+        let info = NowPlayingInfo(
+            state: .playing, timestamp: 1, elapsedPlaybackTime: 2, playbackRate: 1, playbackDuration: 10,
+            metadata: metadata, playbackQueueIndex: 0, playbackQueueCount: 1, identifier: "track:x",
+            nowPlayingIdentifiers: ["track:x"], artwork: NowPlayingArtwork(topic: "P/artwork/k", mimeType: "image/jpeg", width: 1, height: 1))
+        guard case let .object(document) = info.json, case let .object(artwork)? = document["artwork"] else {
+            Issue.record("now playing is not an object with artwork")
+            return
+        }
+        let named = Set(MarkdownPage.codeSpans(in: section.text)).union(MarkdownPage.jsonKeys(in: section.text))
+        for key in Set(document.keys).union(artwork.keys) {
+            #expect(named.contains(key), "now playing's \(key) is not in topics.md")
+        }
+    }
+
+    @Test("every topic the node uses is in topics.md")
+    func topics() throws {
+        let spans = Set(MarkdownPage.codeSpans(in: try MarkdownPage("topics.md").text))
+        let layout = TopicLayout(prefix: "P")
+        let topics = [
+            layout.status, layout.info, layout.commands, layout.nowPlaying, layout.queue, layout.result, layout.events,
+            layout.context, layout.contentTree, layout.command("<command>"), layout.artwork("<key>"),
+        ]
+        for topic in topics {
+            #expect(spans.contains(topic), "\(topic) is not in topics.md")
+        }
+        #expect(spans.contains { $0.hasPrefix(layout.contentTree + "/") }, "the deeper tree nodes' topics are not in topics.md")
+    }
+
+    @Test("the README's flag table lists exactly the flags `medianode run` takes")
+    func readmeFlags() throws {
+        let help = try ToolRun.capture(NodeProcess.binaryPath, ["run", "--help"])
+        #expect(help.status == 0, "\(help.output)")
+        let accepted = Self.flags(in: help.output).subtracting(["--help"])
+        let rows = try MarkdownPage("README.md").section("## Running it").tableRows
+        let documented = Set(rows.flatMap { Self.flags(in: $0.first ?? "") })
+        #expect(documented == accepted)
+    }
+
+    static func flags(in text: String) -> Set<String> {
+        Set(text.matches(of: /--[a-z][a-z-]*/).map { String($0.output) })
+    }
+}
+
+/// A Markdown file of the package, read as a user reads it: headings, tables and `code` spans.
+struct MarkdownPage {
+    let text: String
+
+    init(_ name: String) throws {
+        // This file is Tests/MediaNodeIntegrationTests/DocumentationTests.swift in the package.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        text = try String(contentsOf: root.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    private init(text: String) { self.text = text }
+
+    /// From the line `heading` to the next heading of the same level or above.
+    func section(_ heading: String) throws -> MarkdownPage {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0 == heading }) else {
+            throw RigSetupError("no heading \(heading)")
+        }
+        let level = heading.prefix { $0 == "#" }.count
+        let end = lines[(start + 1)...].firstIndex { line in
+            let hashes = line.prefix { $0 == "#" }.count
+            return hashes > 0 && hashes <= level && line.dropFirst(hashes).first == " "
+        } ?? lines.endIndex
+        return MarkdownPage(text: lines[start..<end].joined(separator: "\n"))
+    }
+
+    /// The cells of each table row, header and separator rows left out.
+    var tableRows: [[String]] {
+        let rows = text.split(separator: "\n").filter { $0.hasPrefix("|") }
+        return rows.dropFirst().compactMap { row in
+            let cells = row.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            return cells.allSatisfy { $0.allSatisfy { "-: ".contains($0) } } ? nil : cells
+        }
+    }
+
+    /// The inline `code` spans, outside fenced blocks.
+    static func codeSpans(in text: String) -> [String] {
+        text.replacing(/```[\s\S]*?```/, with: "").matches(of: /`([^`\n]+)`/).map { String($0.output.1) }
+    }
+
+    /// The member names of the JSON examples.
+    static func jsonKeys(in text: String) -> [String] {
+        text.matches(of: /"([A-Za-z]+)":/).map { String($0.output.1) }
+    }
+}
