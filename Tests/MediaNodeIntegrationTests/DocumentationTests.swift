@@ -85,6 +85,21 @@ struct DocumentationTests {
         #expect(spans.contains { $0.hasPrefix(layout.contentTree + "/") }, "the deeper tree nodes' topics are not in topics.md")
     }
 
+    @Test("P/info, as a running node publishes it, has exactly the members its row in topics.md names")
+    func infoMembers() async throws {
+        let rows = try MarkdownPage("topics.md").section("## What the node publishes").tableRows
+        let row = try #require(rows.first { MarkdownPage.codeSpans(in: $0[0]) == ["P/info"] })
+        let documented = Set(MarkdownPage.codeSpans(in: row.last ?? ""))
+        let running = try await RunningNode.start()
+        let info = try JSONValue(parsing: try await running.client.first { $0.topic == running.topics.info }.payload)
+        guard case let .object(members) = info else {
+            Issue.record("P/info is not an object: \(info.jsonString)")
+            return
+        }
+        #expect(Set(members.keys) == documented)
+        await running.stop()
+    }
+
     @Test("the README's flag table lists exactly the flags `medianode run` takes")
     func readmeFlags() throws {
         let help = try ToolRun.capture(NodeProcess.binaryPath, ["run", "--help"])
