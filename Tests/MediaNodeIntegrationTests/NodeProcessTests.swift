@@ -23,6 +23,15 @@ final class NodeProcessTests {
          "--database", scratch.appendingPathComponent("\(nodeID)-\(UUID()).sqlite").path]
     }
 
+    /// A node that has published its capabilities, so it takes commands, and a client watching all its topics.
+    func nodeShowingCommands() async throws -> (MosquittoBroker, TestMQTTClient, NodeProcess) {
+        let broker = try MosquittoBroker()
+        let watcher = try await watcher(broker, "medianode/proc/#")
+        let node = try NodeProcess(arguments: arguments(broker))
+        _ = try await watcher.first { $0.topic == "medianode/proc/commands" }
+        return (broker, watcher, node)
+    }
+
     func watcher(_ broker: MosquittoBroker, _ filter: String) async throws -> TestMQTTClient {
         let client = try TestMQTTClient(brokerURL: broker.url)
         try await client.connect()
@@ -182,10 +191,8 @@ final class NodeProcessTests {
 
     @Test("SIGPIPE and SIGXFSZ, raised by writes that cannot succeed, leave the node running and answering")
     func writeSignalsAreIgnored() async throws {
-        let broker = try MosquittoBroker()
-        let watcher = try await watcher(broker, "medianode/proc/#")
-        let node = try NodeProcess(arguments: arguments(broker))
-        _ = try await watcher.first { $0.topic == "medianode/proc/commands" }
+        let (broker, watcher, node) = try await nodeShowingCommands()
+        defer { broker.stop() }
         // Either signal's default action ends the process.
         node.signal(SIGPIPE)
         node.signal(SIGXFSZ)
@@ -206,10 +213,8 @@ final class NodeProcessTests {
 
     @Test("a node answers a command from the mosquitto_pub of the README")
     func answersMosquittoPub() async throws {
-        let broker = try MosquittoBroker()
-        let watcher = try await watcher(broker, "medianode/proc/#")
-        let node = try NodeProcess(arguments: arguments(broker))
-        _ = try await watcher.first { $0.topic == "medianode/proc/commands" }
+        let (broker, watcher, node) = try await nodeShowingCommands()
+        defer { broker.stop() }
         let publish = Process()
         publish.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
         publish.arguments = ["-p", String(broker.port), "-t", "medianode/proc/cmd/play", "-n"]
