@@ -14,8 +14,8 @@ func unblockShutdownSignals() {
 
 /// Writes that cannot succeed must fail with an error the daemon reports, not kill it: a file-size limit
 /// (`ulimit -f`) passed by the catalog or the WAV sink (SIGXFSZ), and a socket or pipe whose reader has
-/// gone, such as a broker connection closed under a publish (SIGPIPE). The runtime happens to ignore
-/// SIGPIPE already; the daemon does not rely on that.
+/// gone, such as a broker connection closed under a publish (SIGPIPE). A library in the process already
+/// ignores SIGPIPE; the daemon does not rely on that.
 func ignoreWriteSignals() {
     signal(SIGXFSZ, SIG_IGN)
     signal(SIGPIPE, SIG_IGN)
