@@ -42,6 +42,14 @@ extension GStreamerEngine {
         switchAudioStream(to: index)
     }
 
+    /// The stream the listener hears or has chosen, read before the pipeline is taken down and built
+    /// again for the same item: playbin then starts over with its first stream.
+    func chosenAudioStream() -> Int? {
+        if let pendingAudioStream { return pendingAudioStream }
+        let current = Int(mn_object_get_int(pipeline.playbin, "current-audio"))
+        return current >= 0 ? current : nil
+    }
+
     /// Makes the choice remembered while paused, once `play` has the pipeline playing.
     func applyPendingAudioStream() {
         guard let index = pendingAudioStream, isSteadilyPlaying() else { return }

@@ -59,11 +59,12 @@ extension GStreamerEngine {
         }
     }
 
-    /// Loads the current item again at `position` with no successor, under the same token: the core
-    /// sees the same item go on, and reaches the failed one by the item's own end of stream.
+    /// Loads the current item again at `position`, with its audio stream and no successor, under the same
+    /// token: the core sees the same item go on, and reaches the failed one by the item's own end of stream.
     private func reopenWithoutSuccessor(_ token: PlaybackToken, at position: gint64, target: GstState) {
         guard let uri = loadedURI else { return }
         logger.debug("audio: the item after \(token) failed to open and stalled the pipeline; reopening \(token)")
+        pendingAudioStream = chosenAudioStream()
         pipeline.stopPlaybin()
         pipeline.shared.state.withLock { state in
             state.next = nil
@@ -81,6 +82,9 @@ extension GStreamerEngine {
                 GST_SEEK_TYPE_SET, max(0, position), GST_SEEK_TYPE_NONE, -1)
             _ = waitForSteadyState(seconds: 5)
         }
-        if target == GST_STATE_PLAYING { gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING) }
+        if target == GST_STATE_PLAYING {
+            gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING)
+            applyPendingAudioStream()
+        }
     }
 }

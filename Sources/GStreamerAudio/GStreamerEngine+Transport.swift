@@ -147,10 +147,12 @@ extension GStreamerEngine {
     // MARK: - Helpers (engine executor only)
 
 
-    /// Takes the pipeline down to NULL and back to PAUSED at the same position and rate.
+    /// Takes the pipeline down to NULL and back to PAUSED at the same position, rate and audio stream
+    /// (the stream is switched by the next `play`).
     private func reopenOutput() {
         var nanoseconds: gint64 = 0
         _ = gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds)
+        pendingAudioStream = chosenAudioStream()
         pipeline.stopPlaybin()
         guard gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
               waitForSteadyState(seconds: 5)
