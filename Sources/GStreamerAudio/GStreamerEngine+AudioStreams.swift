@@ -43,9 +43,11 @@ extension GStreamerEngine {
     }
 
     /// The stream the listener hears or has chosen, read before the pipeline is taken down and built
-    /// again for the same item: playbin then starts over with its first stream.
+    /// again for the same item: playbin then starts over with its first stream. Nil when there is no
+    /// choice to keep, so that `play` need not wait for the pipeline to settle to restore it.
     func chosenAudioStream() -> Int? {
         if let pendingAudioStream { return pendingAudioStream }
+        guard mn_object_get_int(pipeline.playbin, "n-audio") > 1 else { return nil }
         let current = Int(mn_object_get_int(pipeline.playbin, "current-audio"))
         return current >= 0 ? current : nil
     }
