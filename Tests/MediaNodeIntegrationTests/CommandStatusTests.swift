@@ -41,11 +41,8 @@ extension RealEngineCommandTests {
 
         @Test("enable and disable a language option switch the audio stream; an unknown tag is no such language option")
         func languageOptions() async throws {
-            let library = try ToneLibrary("languages", tones: [])
+            let library = try ToneLibrary.bilingual("languages", seconds: 20)
             defer { library.remove() }
-            try AudioFixtures.writeMultiLanguage(
-                streams: [(language: "en", frequency: 440), (language: "de", frequency: 880)], seconds: 20,
-                in: library.library)
             let node = try await library.start()
             try await node.waitForState("paused")
             #expect(try await node.status("play") == "success")

@@ -9,11 +9,8 @@ import Testing
 struct OutputLossTests {
     @Test("the chosen audio language is still the one heard after the output was lost and reopened")
     func languageSurvivesOutputLoss() async throws {
-        let library = try ToneLibrary("output-loss", tones: [])
+        let library = try ToneLibrary.bilingual("output-loss", seconds: 30)
         defer { library.remove() }
-        try AudioFixtures.writeMultiLanguage(
-            streams: [(language: "en", frequency: 440), (language: "de", frequency: 880)], seconds: 30,
-            in: library.library)
         let receiver = try PCMReceiver()
         defer { receiver.stop() }
         // An output that can be unplugged and plugged in again: raw PCM over a TCP connection the test ends.

@@ -130,6 +130,16 @@ struct ToneLibrary {
         }
     }
 
+    /// One file with two audio streams: English at 440 Hz and German at 880 Hz, so the tone heard tells
+    /// which language plays.
+    static func bilingual(_ label: String, seconds: Double) throws -> ToneLibrary {
+        let library = try ToneLibrary(label, tones: [])
+        try AudioFixtures.writeMultiLanguage(
+            streams: [(language: "en", frequency: 440), (language: "de", frequency: 880)], seconds: seconds,
+            in: library.library)
+        return library
+    }
+
     /// The catalog identifier of the file at `index`, as the node names it in the queue.
     func identifier(_ index: Int) -> String { identifier(of: files[index]) }
 
