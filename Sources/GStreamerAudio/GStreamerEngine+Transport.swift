@@ -99,16 +99,19 @@ extension GStreamerEngine {
         pendingAudioStream = nil
     }
 
-    /// Waits (up to 5 s) for the seek to preroll, so `position()` afterwards reports the new place.
+    /// Returns once playbin has flushed and moved to the new place, without waiting for the preroll there
+    /// (as `play` does not wait for PLAYING): the audio follows within milliseconds. Whatever reads the
+    /// position next waits for that preroll first, so it reports the new place, not a stale one.
     ///
     /// Known limit: once playbin has read the whole current item and opened the preloaded next one
     /// (the last second or two still in its queues, or right after preroll for very short files), a
     /// flushing seek or rate change lands in the next item, as playbin has already switched upstream.
     public func seek(to seconds: Double) async throws(AudioError) {
         try checkLoaded()
-        guard flushingSeek(to: seconds, rate: rate, waitSeconds: 5) else {
+        guard flushingSeek(to: seconds, rate: rate, waitSeconds: 5, settle: false) else {
             throw AudioError(.engine, "the item cannot seek to \(seconds) s")
         }
+        seekIsSettling = true
     }
 
     /// A flushing seek from the current position with the new rate; scaletempo keeps the pitch.
@@ -137,6 +140,7 @@ extension GStreamerEngine {
     /// Stamped on the engine's thread right after the query, before the answer hops back to the caller.
     public func positionSample() async -> PositionSample? {
         guard loaded != nil, !pipeline.isReleased else { return nil }
+        settlePendingSeek()
         var nanoseconds: gint64 = -1
         guard gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds) != 0,
               nanoseconds >= 0
@@ -150,6 +154,7 @@ extension GStreamerEngine {
     /// Takes the pipeline down to NULL and back to PAUSED at the same position, rate and audio stream
     /// (the stream is switched by the next `play`).
     private func reopenOutput() {
+        settlePendingSeek()
         var nanoseconds: gint64 = 0
         _ = gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds)
         pendingAudioStream = chosenAudioStream()
@@ -161,6 +166,7 @@ extension GStreamerEngine {
     }
 
     func applyRate(_ newRate: Double, waitSeconds: Double) -> Bool {
+        settlePendingSeek()
         var nanoseconds: gint64 = 0, duration: gint64 = -1
         _ = gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds)
         _ = gst_element_query_duration(pipeline.playbin, GST_FORMAT_TIME, &duration)
@@ -170,15 +176,21 @@ extension GStreamerEngine {
         return flushingSeek(to: GStreamer.seconds(max(0, nanoseconds)), rate: newRate, waitSeconds: waitSeconds)
     }
 
-    private func flushingSeek(to seconds: Double, rate: Double, waitSeconds: Double) -> Bool {
+    private func flushingSeek(to seconds: Double, rate: Double, waitSeconds: Double, settle: Bool = true) -> Bool {
         // A load returns before its preroll; playbin refuses a seek until then (a rate or position
         // command right after a load would fail), so let the preroll finish first.
         _ = waitForSteadyState(seconds: waitSeconds)
         let accepted = gst_element_seek(
             pipeline.playbin, rate, GST_FORMAT_TIME, mn_seek_flags_flush_accurate(),
             GST_SEEK_TYPE_SET, GStreamer.clockTime(seconds: seconds), GST_SEEK_TYPE_NONE, -1) != 0
-        if accepted { _ = waitForSteadyState(seconds: waitSeconds) }
+        if accepted, settle { _ = waitForSteadyState(seconds: waitSeconds) }
         return accepted
+    }
+
+    /// Right after a flushing seek playbin answers no position query until it has prerolled at the new
+    /// place, and a query then would read nothing (or the place before the seek); so wait for it once.
+    func settlePendingSeek() {
+        if seekIsSettling { _ = waitForSteadyState(seconds: 5) }
     }
 
     /// Blocks the engine's thread until a pending state change completes; false on failure or timeout.
@@ -186,6 +198,7 @@ extension GStreamerEngine {
     func waitForSteadyState(seconds: Double) -> Bool {
         let result = gst_element_get_state(
             pipeline.playbin, nil, nil, GstClockTime(GStreamer.clockTime(seconds: seconds)))
+        seekIsSettling = false
         return result == GST_STATE_CHANGE_SUCCESS || result == GST_STATE_CHANGE_NO_PREROLL
     }
 

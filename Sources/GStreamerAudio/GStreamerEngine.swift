@@ -28,6 +28,8 @@ public actor GStreamerEngine: AudioEngine {
     var rate = 1.0
     /// An audio stream chosen while not playing, applied by `play` (see `selectAudioStream`).
     var pendingAudioStream: Int?
+    /// A seek was accepted and its preroll at the new place has not been waited for (see `seek`).
+    var seekIsSettling = false
 
     /// Builds the pipeline and its output. Runs on the caller's thread; the `auto` sink probes the audio
     /// device here, which takes a few milliseconds.

@@ -40,11 +40,10 @@ final class BarePlaybin: @unchecked Sendable {
     /// As the engine's pause.
     func pause() { gst_element_set_state(playbin, GST_STATE_PAUSED) }
 
-    /// As the engine's seek: flushing, accurate, then waits for the preroll at the new place.
+    /// As the engine's seek: flushing and accurate, returning without waiting for the preroll at the new place.
     func seek(to seconds: Double) {
         gst_element_seek(playbin, 1.0, GST_FORMAT_TIME, mn_seek_flags_flush_accurate(), GST_SEEK_TYPE_SET,
                          gint64(seconds * 1e9), GST_SEEK_TYPE_NONE, -1)
-        waitForSteadyState()
     }
 
     @discardableResult

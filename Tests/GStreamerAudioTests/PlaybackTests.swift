@@ -104,6 +104,24 @@ extension GStreamerAudioTests {
             #expect(abs(frequency - 660) < 15, "heard \(frequency) Hz")
         }
 
+        @Test("a rate change right after a seek keeps the new place")
+        func rateRightAfterSeek() async throws {
+            let harness = try EngineHarness("seek-rate")
+            defer { harness.removeFiles() }
+            try await harness.loadAndPlay(try harness.tone(550, seconds: 8), token: PlaybackToken(1))
+            try await sleep(seconds: 0.5)
+            // No wait between the two: the seek may still be prerolling when the rate change reads the
+            // position it restarts from.
+            try await harness.engine.seek(to: 6.0)
+            try await harness.engine.setRate(2.0)
+            let position = try #require(await harness.engine.position())
+            #expect(position >= 5.9 && position < 6.6, "position \(position)")
+            try await harness.facts.wait(for: .endOfStream(PlaybackToken(1)), timeout: 6)
+            let wav = try harness.wav()
+            // 0.5 s before the seek, then the last 2 s at double speed: about 1.5 s, not 4.5 s from the start.
+            #expect(wav.duration < 2.5, "rendered \(wav.duration) s")
+        }
+
         @Test("volume zero renders silence")
         func volume() async throws {
             let harness = try EngineHarness("volume")
