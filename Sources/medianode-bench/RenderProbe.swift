@@ -15,6 +15,9 @@ final class RenderProbe: RenderObserver {
     /// Monotonic nanoseconds of the latest buffer, and of the latest buffer with a tone in it.
     private let lastBufferTime = Atomic<Int64>(0)
     private let lastLoudTime = Atomic<Int64>(0)
+    /// Wakes a measuring thread waiting in `firstBuffer`. A wait that polled instead would take a core
+    /// from the pipeline while it refills after a seek, and so delay the very buffer it waits for.
+    private let arrival = NSCondition()
 
     /// Called for every rendered buffer of 16-bit samples.
     func observe(_ bytes: UnsafeRawBufferPointer) {
@@ -23,17 +26,22 @@ final class RenderProbe: RenderObserver {
         let samples = bytes.bindMemory(to: Int16.self)
         // A half-volume tone peaks near 16,000; silence is 0.
         if samples.contains(where: { abs(Int32($0)) > 2000 }) { lastLoudTime.store(now, ordering: .releasing) }
+        arrival.lock()
+        arrival.broadcast()
+        arrival.unlock()
     }
 
     /// Waits for a buffer rendered after `start`; returns its time, or nil after `timeout` seconds.
     func firstBuffer(after start: Int64, loud: Bool = false, timeout: Double = 5) -> Int64? {
-        let deadline = start + Int64(timeout * 1e9)
-        while monotonicNanoseconds() < deadline {
+        // The time is stamped by the poller when the buffer appears, so waking late does not change it.
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        arrival.lock()
+        defer { arrival.unlock() }
+        while true {
             let seen = loud ? lastLoudTime.load(ordering: .acquiring) : lastBufferTime.load(ordering: .acquiring)
             if seen > start { return seen }
-            spinPause()
+            if !arrival.wait(until: deadline) { return nil }
         }
-        return nil
     }
 
     /// Waits until no buffer has come for `quiet` seconds; returns the time of the last buffer.
@@ -108,8 +116,6 @@ func monotonicNanoseconds() -> Int64 {
     clock_gettime(CLOCK_MONOTONIC, &time)
     return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
 }
-
-private func spinPause() { usleep(20) }
 
 extension LatencySamples {
     mutating func append(nanoseconds: Int64) { values.append(Double(nanoseconds) / 1000) }
