@@ -29,6 +29,12 @@ struct CommandEffect: AsyncParsableCommand {
         abstract: "play / changePlaybackPosition / pause: publish -> reply and -> audio effect, vs a bare playbin.")
 
     @Option(help: "Measured repetitions of each operation, for the node and for the floor.") var repetitions = 50
+    @Option(help: "The item's format: ogg (Vorbis, decoded as it plays) or wav (no decoding: after a seek the pipeline refills without a burst of decoding on the cores the node needs).")
+    var format: ItemFormat = .ogg
+
+    enum ItemFormat: String, ExpressibleByArgument, CaseIterable {
+        case ogg, wav
+    }
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
@@ -40,8 +46,8 @@ struct CommandEffect: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         let library = directory.appendingPathComponent("library")
         try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
-        let item = library.appendingPathComponent("silence-then-tone.ogg")
-        try writeSilenceThenTone(to: item)
+        let item = library.appendingPathComponent("silence-then-tone.\(format.rawValue)")
+        try writeSilenceThenTone(to: item, format: format)
         let wav = directory.appendingPathComponent("out.wav")
 
         let broker = try MosquittoBroker()
@@ -341,11 +347,12 @@ private final class LastStatus: Sendable {
     let value = Mutex<[UInt8]?>(nil)
 }
 
-/// 10 s of silence, then 10 s of a 440 Hz tone, as Ogg Vorbis.
-func writeSilenceThenTone(to url: URL) throws {
+/// 10 s of silence, then 10 s of a 440 Hz tone, as Ogg Vorbis or WAV.
+func writeSilenceThenTone(to url: URL, format: CommandEffect.ItemFormat) throws {
     let raw = "audio/x-raw,rate=44100,channels=2"
+    let encoder = format == .ogg ? ["vorbisenc", "!", "oggmux"] : ["wavenc"]
     let arguments = [
-        "-q", "concat", "name=c", "!", "audioconvert", "!", "vorbisenc", "!", "oggmux", "!", "filesink",
+        "-q", "concat", "name=c", "!", "audioconvert", "!"] + encoder + ["!", "filesink",
         "location=\(url.path)",
         "audiotestsrc", "wave=silence", "samplesperbuffer=441", "num-buffers=1000", "!", raw, "!", "c.",
         "audiotestsrc", "freq=440", "volume=0.5", "samplesperbuffer=441", "num-buffers=1000", "!", raw, "!", "c.",
