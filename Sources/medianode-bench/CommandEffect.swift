@@ -29,7 +29,8 @@ struct CommandEffect: AsyncParsableCommand {
         abstract: "play / changePlaybackPosition / pause: publish -> reply and -> audio effect, vs a bare playbin.")
 
     @Option(help: "Measured repetitions of each operation, for the node and for the floor.") var repetitions = 50
-    @Option(help: "The item's format: ogg (Vorbis, decoded as it plays) or wav (no decoding: after a seek the pipeline refills without a burst of decoding on the cores the node needs).")
+    @Option(help: ArgumentHelp("The item's format: ogg (Vorbis, decoded as it plays) or wav (nothing to decode, so "
+        + "a seek leaves no burst of decoding on the cores the node needs)."))
     var format: ItemFormat = .ogg
 
     enum ItemFormat: String, ExpressibleByArgument, CaseIterable {

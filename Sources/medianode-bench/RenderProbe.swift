@@ -15,8 +15,8 @@ final class RenderProbe: RenderObserver {
     /// Monotonic nanoseconds of the latest buffer, and of the latest buffer with a tone in it.
     private let lastBufferTime = Atomic<Int64>(0)
     private let lastLoudTime = Atomic<Int64>(0)
-    /// Wakes a measuring thread waiting in `firstBuffer`. A wait that polled instead would take a core
-    /// from the pipeline while it refills after a seek, and so delay the very buffer it waits for.
+    /// Wakes a measuring thread waiting in `firstBuffer`. A wait that polled instead would compete for the
+    /// cores with the pipeline it times, right while it refills after a seek.
     private let arrival = NSCondition()
 
     /// Called for every rendered buffer of 16-bit samples.
@@ -37,11 +37,11 @@ final class RenderProbe: RenderObserver {
         let deadline = Date(timeIntervalSinceNow: timeout)
         arrival.lock()
         defer { arrival.unlock() }
-        while true {
-            let seen = loud ? lastLoudTime.load(ordering: .acquiring) : lastBufferTime.load(ordering: .acquiring)
-            if seen > start { return seen }
-            if !arrival.wait(until: deadline) { return nil }
+        func seen() -> Int64 { loud ? lastLoudTime.load(ordering: .acquiring) : lastBufferTime.load(ordering: .acquiring) }
+        while seen() <= start {
+            if !arrival.wait(until: deadline) { return seen() > start ? seen() : nil }
         }
+        return seen()
     }
 
     /// Waits until no buffer has come for `quiet` seconds; returns the time of the last buffer.
