@@ -65,7 +65,7 @@ extension GStreamerEngine {
         guard let uri = loadedURI else { return }
         logger.debug("audio: the item after \(token) failed to open and stalled the pipeline; reopening \(token)")
         pendingAudioStream = chosenAudioStream()
-        pipeline.stopPlaybin()
+        takeDownPlaybin()
         pipeline.shared.state.withLock { state in
             state.next = nil
             state.switches = []

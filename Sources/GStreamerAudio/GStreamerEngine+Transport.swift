@@ -17,7 +17,7 @@ extension GStreamerEngine {
         let named = next.flatMap { next in (try? GStreamer.uri(from: next.uri)).map { NextItem(uri: $0, token: next.token) } }
         try checkAlive()
         let playbin = pipeline.playbin
-        pipeline.stopPlaybin()
+        takeDownPlaybin()
         // No streaming thread runs now, so nothing of the old load can post after this marker.
         pipeline.shared.state.withLock { state in
             state.next = named.map { ($0.uri, $0.token) }
@@ -86,7 +86,7 @@ extension GStreamerEngine {
     /// Releases the item: NULL closes files, sockets and decoders.
     public func stop() async {
         guard !pipeline.isReleased, let token = loaded else { return }
-        pipeline.stopPlaybin()
+        takeDownPlaybin()
         pipeline.shared.state.withLock { state in
             state.next = nil
             state.switches = []
@@ -158,7 +158,7 @@ extension GStreamerEngine {
         var nanoseconds: gint64 = 0
         _ = gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds)
         pendingAudioStream = chosenAudioStream()
-        pipeline.stopPlaybin()
+        takeDownPlaybin()
         guard gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
               waitForSteadyState(seconds: 5)
         else { return }
@@ -191,6 +191,13 @@ extension GStreamerEngine {
     /// place, and a query then would read nothing (or the place before the seek); so wait for it once.
     func settlePendingSeek() {
         if seekIsSettling { _ = waitForSteadyState(seconds: 5) }
+    }
+
+    /// Takes playbin to NULL, which also ends any seek still prerolling: what prerolls next is another
+    /// load (a slow server's item can take seconds), and waiting for it is not the seek's business.
+    func takeDownPlaybin() {
+        pipeline.stopPlaybin()
+        seekIsSettling = false
     }
 
     /// Blocks the engine's thread until a pending state change completes; false on failure or timeout.

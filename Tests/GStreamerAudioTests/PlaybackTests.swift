@@ -122,6 +122,26 @@ extension GStreamerAudioTests {
             #expect(wav.duration < 2.5, "rendered \(wav.duration) s")
         }
 
+        @Test("a seek of the previous item does not make a position read wait for the next item's slow start")
+        func seekThenSlowLoad() async throws {
+            let harness = try EngineHarness("seek-load")
+            defer { harness.removeFiles() }
+            let server = try FaultHTTPServer()
+            defer { server.stop() }
+            let served = try harness.tone(330, seconds: 2)
+            server.put("/slow.ogg", data: try Data(contentsOf: served), contentType: "audio/ogg")
+            server.inject([.stall(seconds: 4)], at: "/slow.ogg")
+            try await harness.loadAndPlay(try harness.tone(550, seconds: 8), token: PlaybackToken(1))
+            try await harness.engine.seek(to: 4.0)
+            try await harness.engine.load(uri: server.url("/slow.ogg").absoluteString, token: PlaybackToken(2), startAt: nil)
+            // Nothing of the new item has arrived, so there is no position yet; asking must not hang
+            // the engine (and every command behind it) until the item's server answers.
+            let asked = ContinuousClock.now
+            _ = await harness.engine.position()
+            let waited = (ContinuousClock.now - asked) / .seconds(1)
+            #expect(waited < 1.5, "the position read waited \(waited) s")
+        }
+
         @Test("volume zero renders silence")
         func volume() async throws {
             let harness = try EngineHarness("volume")
