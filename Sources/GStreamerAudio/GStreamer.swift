@@ -37,9 +37,12 @@ enum GStreamer {
         return error.pointee.message.map { String(cString: $0) } ?? "unknown error"
     }
 
-    /// Nanoseconds as GStreamer counts them, from seconds.
+    /// Nanoseconds as GStreamer counts them, from seconds. Saturates instead of trapping: a position
+    /// past ~292 years (or NaN) is a bug upstream, not a reason to take the process down.
     static func clockTime(seconds: Double) -> gint64 {
-        gint64((max(0, seconds) * Double(mn_gst_second())).rounded())
+        let nanoseconds = (max(0, seconds) * Double(mn_gst_second())).rounded()
+        guard nanoseconds.isFinite else { return seconds.isNaN ? 0 : gint64.max }
+        return gint64(exactly: nanoseconds) ?? (nanoseconds > 0 ? gint64.max : 0)
     }
 
     static func seconds(_ time: gint64) -> Double { Double(time) / Double(mn_gst_second()) }

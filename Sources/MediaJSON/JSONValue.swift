@@ -91,15 +91,18 @@ extension JSONValue {
     }
 
     static func writeNumber(_ value: Double, to output: inout [UInt8]) {
-        guard value.isFinite else {
-            output.append(contentsOf: "null".utf8)  // JSON has no NaN or infinity
-            return
-        }
+        output.append(contentsOf: numberText(value).utf8)
+    }
+
+    /// A number as JSON writes it: integers without a fraction while a double holds them exactly, others
+    /// in the shortest form that reads back the same (`1e+300`). Never traps, whatever the value: it is
+    /// also how refusal messages quote a requester's out-of-range number.
+    public static func numberText(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }  // JSON has no NaN or infinity
         if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
-            output.append(contentsOf: String(Int64(value)).utf8)
-        } else {
-            output.append(contentsOf: "\(value)".utf8)
+            return String(Int64(value))
         }
+        return "\(value)"
     }
 
     static func writeString(_ value: String, to output: inout [UInt8]) {

@@ -74,19 +74,23 @@ extension RemoteCommand {
             return .none
         case .skipForward, .skipBackward:
             let interval = try fields.optionalNumber("interval")
-            if let interval, !(interval > 0) { throw .init("'interval' must be greater than 0") }
+            if let interval {
+                guard interval > 0 else { throw .init("'interval' must be greater than 0, got \(quote(interval))") }
+                try checkSeconds(interval, "interval")
+            }
             return .skip(interval: interval)
         case .seekForward, .seekBackward:
             return .seek(try fields.requiredEnum("type", SeekCommandType.self))
         case .changePlaybackPosition:
             let position = try fields.requiredNumber("positionTime")
-            guard position >= 0 else { throw .init("'positionTime' must not be negative") }
+            guard position >= 0 else { throw .init("'positionTime' must not be negative, got \(quote(position))") }
+            try checkSeconds(position, "positionTime")
             return .changePlaybackPosition(positionTime: position, identifier: try fields.optionalString("identifier"))
         case .changePlaybackRate:
             guard let value = payload["playbackRate"] else { throw .init("missing field 'playbackRate'") }
             switch value {
             case let .number(rate) where rate > 0: return .changePlaybackRate(.rate(rate))
-            case .number: throw .init("'playbackRate' must be greater than 0")
+            case let .number(rate): throw .init("'playbackRate' must be greater than 0, got \(quote(rate))")
             case .string("next"): return .changePlaybackRate(.next)
             default: throw .init("'playbackRate' must be a number or \"next\", got \(value.typeName)")
             }
@@ -103,8 +107,11 @@ extension RemoteCommand {
             guard !tag.isEmpty else { throw .init("'languageTag' must not be empty") }
             return .languageOption(languageTag: tag, type: try fields.requiredEnum("type", LanguageOptionType.self))
         case .playItem:
-            if let identifier = try fields.optionalString("identifier") { return .playItem(.identifier(identifier)) }
-            if let path = try fields.optionalIndexPath("indexPath") { return .playItem(.indexPath(path)) }
+            // Both fields are checked even when the first is enough: a wrong type is never passed over.
+            let identifier = try fields.optionalString("identifier")
+            let path = try fields.optionalIndexPath("indexPath")
+            if let identifier { return .playItem(.identifier(identifier)) }
+            if let path { return .playItem(.indexPath(path)) }
             throw .init("playItem needs 'identifier' or 'indexPath'")
         case .prepareQueue:
             guard let value = payload["identifiers"] else { throw .init("missing field 'identifiers'") }
@@ -122,12 +129,29 @@ extension RemoteCommand {
         case .contentItem:
             return .contentItem(identifier: try fields.requiredString("identifier"))
         case .interrupt:
-            switch try fields.requiredString("type") {
-            case "begin": return .interrupt(.begin(duck: try fields.optionalBool("duck") ?? false))
-            case "end": return .interrupt(.end(shouldResume: try fields.optionalBool("shouldResume") ?? false))
+            // Each field is type-checked whatever `type` says: `shouldResume: "yes"` on a begin is still wrong.
+            let type = try fields.requiredString("type")
+            let duck = try fields.optionalBool("duck") ?? false
+            let shouldResume = try fields.optionalBool("shouldResume") ?? false
+            switch type {
+            case "begin": return .interrupt(.begin(duck: duck))
+            case "end": return .interrupt(.end(shouldResume: shouldResume))
             case let other: throw .init("'type' must be \"begin\" or \"end\", got \"\(other)\"")
             }
         }
+    }
+}
+
+/// The longest time a request may name, in seconds (about 31 years): far past any item, and small enough
+/// that every later conversion (GStreamer's nanoseconds in an Int64) holds it.
+let maximumRequestSeconds = 1e9
+
+/// A requester's number as JSON writes it, for refusal messages; never traps.
+func quote(_ value: Double) -> String { JSONValue.numberText(value) }
+
+func checkSeconds(_ value: Double, _ key: String) throws(CommandValidationError) {
+    guard value <= maximumRequestSeconds else {
+        throw .init("'\(key)' must be at most \(quote(maximumRequestSeconds)) seconds, got \(quote(value))")
     }
 }
 
@@ -177,7 +201,7 @@ struct PayloadFields {
     func optionalCount(_ key: String) throws(CommandValidationError) -> Int? {
         guard let number = try optionalNumber(key) else { return nil }
         guard number >= 0, number == number.rounded(), number < 1e9 else {
-            throw .init("'\(key)' must be a whole number of at least 0")
+            throw .init("'\(key)' must be a whole number from 0 to 999999999, got \(quote(number))")
         }
         return Int(number)
     }

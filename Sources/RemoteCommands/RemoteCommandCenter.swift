@@ -288,7 +288,5 @@ public final class RemoteCommandCenter: Sendable {
         }
     }
 
-    static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
-    }
+    static func format(_ value: Double) -> String { JSONValue.numberText(value) }
 }

@@ -24,7 +24,9 @@ struct RemoteCommandPayloadTests {
                        invalid: [notObject, ("{", "malformed JSON")])
         case .skipForward, .skipBackward:
             return Row(command: command, valid: [("", .skip(interval: nil)), (#"{"interval":30}"#, .skip(interval: 30))],
-                       invalid: [(#"{"interval":0}"#, "greater than 0"), (#"{"interval":"10"}"#, "must be a number")])
+                       invalid: [(#"{"interval":0}"#, "greater than 0"), (#"{"interval":"10"}"#, "must be a number"),
+                                 (#"{"interval":1e300}"#, "at most 1000000000 seconds, got 1e+300"),
+                                 (#"{"interval":-1e300}"#, "greater than 0, got -1e+300")])
         case .seekForward, .seekBackward:
             return Row(command: command, valid: [(#"{"type":"beginSeeking"}"#, .seek(.beginSeeking)),
                                                  (#"{"type":"endSeeking"}"#, .seek(.endSeeking))],
@@ -34,13 +36,19 @@ struct RemoteCommandPayloadTests {
                 (#"{"positionTime":12.5}"#, .changePlaybackPosition(positionTime: 12.5, identifier: nil)),
                 (#"{"positionTime":0,"identifier":"t:1"}"#, .changePlaybackPosition(positionTime: 0, identifier: "t:1")),
             ], invalid: [("{}", "missing field 'positionTime'"), (#"{"positionTime":-1}"#, "must not be negative"),
-                         (#"{"positionTime":3,"identifier":4}"#, "'identifier' must be a string")])
+                         (#"{"positionTime":3,"identifier":4}"#, "'identifier' must be a string"),
+                         (#"{"positionTime":1e300}"#, "got 1e+300"),
+                         (#"{"positionTime":18446744073709551616}"#, "got 1.8446744073709552e+19")])
         case .changePlaybackRate:
             return Row(command: command, valid: [(#"{"playbackRate":0.75}"#, .changePlaybackRate(.rate(0.75))),
                                                  (#"{"playbackRate":"next"}"#, .changePlaybackRate(.next))],
                        invalid: [(#"{"playbackRate":3}"#, "not one of the player's rates"),
                                  (#"{"playbackRate":0}"#, "greater than 0"),
-                                 (#"{"playbackRate":"faster"}"#, "a number or \"next\"")])
+                                 (#"{"playbackRate":"faster"}"#, "a number or \"next\""),
+                                 (#"{"playbackRate":1e300}"#, "playbackRate 1e+300 is not one of"),
+                                 (#"{"playbackRate":18446744073709551616}"#, "playbackRate 1.8446744073709552e+19 is not"),
+                                 (#"{"playbackRate":123456789012345678901234567890.5}"#, "1.2345678901234568e+29"),
+                                 (#"{"playbackRate":-1e300}"#, "greater than 0, got -1e+300")])
         case .changeRepeatMode:
             return Row(command: command, valid: RepeatType.allCases.map {
                 (#"{"repeatType":"\#($0.rawValue)"}"#, .changeRepeatMode($0))
@@ -52,7 +60,9 @@ struct RemoteCommandPayloadTests {
         case .rating:
             return Row(command: command, valid: [(#"{"rating":0}"#, .rating(0)), (#"{"rating":4.5}"#, .rating(4.5)),
                                                  (#"{"rating":5}"#, .rating(5))],
-                       invalid: [(#"{"rating":5.5}"#, "within 0...5, got 5.5"), (#"{"rating":-1}"#, "within 0...5")])
+                       invalid: [(#"{"rating":5.5}"#, "within 0...5, got 5.5"), (#"{"rating":-1}"#, "within 0...5"),
+                                 (#"{"rating":1e300}"#, "got 1e+300"), (#"{"rating":-1e300}"#, "got -1e+300"),
+                                 (#"{"rating":9223372036854775808}"#, "got 9.223372036854776e+18")])
         case .like, .dislike, .bookmark:
             return Row(command: command, valid: [("", .feedback(isNegative: false)),
                                                  (#"{"isNegative":true}"#, .feedback(isNegative: true))],
@@ -68,7 +78,8 @@ struct RemoteCommandPayloadTests {
                                                  (#"{"indexPath":[0,2]}"#, .playItem(.indexPath([0, 2])))],
                        invalid: [("{}", "needs 'identifier' or 'indexPath'"),
                                  (#"{"indexPath":[0,-1]}"#, "whole numbers of at least 0"),
-                                 (#"{"indexPath":[1.5]}"#, "whole numbers")])
+                                 (#"{"indexPath":[1.5]}"#, "whole numbers"),
+                                 (#"{"identifier":"t:1","indexPath":"x"}"#, "'indexPath' must be an array")])
         case .prepareQueue:
             return Row(command: command, valid: [(#"{"identifiers":["a","b"]}"#, .prepareQueue(identifiers: ["a", "b"])),
                                                  (#"{"identifiers":[]}"#, .prepareQueue(identifiers: []))],
@@ -79,7 +90,8 @@ struct RemoteCommandPayloadTests {
                 ("", .browse(indexPath: [], offset: nil, limit: nil)),
                 (#"{"indexPath":[1],"offset":20,"limit":10}"#, .browse(indexPath: [1], offset: 20, limit: 10)),
             ], invalid: [(#"{"offset":-1}"#, "'offset' must be a whole number"),
-                         (#"{"limit":2.5}"#, "'limit' must be a whole number")])
+                         (#"{"limit":2.5}"#, "'limit' must be a whole number"),
+                         (#"{"limit":1e300}"#, "got 1e+300")])
         case .contentItem:
             return Row(command: command, valid: [(#"{"identifier":"t:1"}"#, .contentItem(identifier: "t:1"))],
                        invalid: [("{}", "missing field 'identifier'")])
@@ -88,7 +100,10 @@ struct RemoteCommandPayloadTests {
                 (#"{"type":"begin"}"#, .interrupt(.begin(duck: false))),
                 (#"{"type":"begin","duck":true}"#, .interrupt(.begin(duck: true))),
                 (#"{"type":"end","shouldResume":true}"#, .interrupt(.end(shouldResume: true))),
-            ], invalid: [(#"{"type":"pause"}"#, "\"begin\" or \"end\""), (#"{"type":"end","shouldResume":1}"#, "boolean")])
+            ], invalid: [(#"{"type":"pause"}"#, "\"begin\" or \"end\""), (#"{"type":"end","shouldResume":1}"#, "boolean"),
+                         // Each field is checked whatever `type` says.
+                         (#"{"type":"begin","shouldResume":"yes"}"#, "'shouldResume' must be a boolean"),
+                         (#"{"type":"end","duck":"no"}"#, "'duck' must be a boolean")])
         }
     }
 
