@@ -32,7 +32,8 @@ public struct TopicLayout: Sendable, Equatable {
     /// Compares bytes: topics are UTF-8 and matched byte for byte, as the broker matches them.
     public func commandName(in topic: String) -> String? {
         let bytes = topic.utf8
-        guard bytes.count > commandHead.count, bytes.starts(with: commandHead) else { return nil }
+        // `P/cmd/` itself is a command topic too (an empty name matches `P/cmd/+`): it is answered as unknown.
+        guard bytes.count >= commandHead.count, bytes.starts(with: commandHead) else { return nil }
         let name = bytes.dropFirst(commandHead.count)
         return name.contains(UInt8(ascii: "/")) ? nil : String(name)
     }
