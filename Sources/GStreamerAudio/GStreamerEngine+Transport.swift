@@ -183,6 +183,7 @@ extension GStreamerEngine {
         let accepted = gst_element_seek(
             pipeline.playbin, rate, GST_FORMAT_TIME, mn_seek_flags_flush_accurate(),
             GST_SEEK_TYPE_SET, GStreamer.clockTime(seconds: seconds), GST_SEEK_TYPE_NONE, -1) != 0
+        if accepted { stateChangeStalled = false }  // the flush starts a new preroll, worth one real wait
         if accepted, settle { _ = waitForSteadyState(seconds: waitSeconds) }
         return accepted
     }
@@ -198,14 +199,20 @@ extension GStreamerEngine {
     func takeDownPlaybin() {
         pipeline.stopPlaybin()
         seekIsSettling = false
+        stateChangeStalled = false
     }
 
     /// Blocks the engine's thread until a pending state change completes; false on failure or timeout.
+    /// Once a wait has timed out, later ones do not block until the change completes (`stateChangeStalled`).
     @discardableResult
     func waitForSteadyState(seconds: Double) -> Bool {
         let result = gst_element_get_state(
-            pipeline.playbin, nil, nil, GstClockTime(GStreamer.clockTime(seconds: seconds)))
+            pipeline.playbin, nil, nil, GstClockTime(GStreamer.clockTime(seconds: stateChangeStalled ? 0 : seconds)))
         seekIsSettling = false
+        if result == GST_STATE_CHANGE_ASYNC, !stateChangeStalled {
+            logger.warning("playbin did not complete a state change within \(seconds) s; not waiting for it again")
+        }
+        stateChangeStalled = result == GST_STATE_CHANGE_ASYNC
         return result == GST_STATE_CHANGE_SUCCESS || result == GST_STATE_CHANGE_NO_PREROLL
     }
 

@@ -30,6 +30,11 @@ public actor GStreamerEngine: AudioEngine {
     var pendingAudioStream: Int?
     /// A seek was accepted and its preroll at the new place has not been waited for (see `seek`).
     var seekIsSettling = false
+    /// The last wait for a state change timed out with the change still pending: playbin is stuck (seen
+    /// after a seek that lands on the end of an item whose successor is already queued, with a caps
+    /// failure on the way). Later waits only look, rather than block the engine again and again for the
+    /// whole timeout each, until the change completes or a seek, load or stop starts afresh.
+    var stateChangeStalled = false
 
     /// Builds the pipeline and its output. Runs on the caller's thread; the `auto` sink probes the audio
     /// device here, which takes a few milliseconds.

@@ -12,19 +12,35 @@ import Synchronization
 /// browse of a published node is even answered on the transport's thread, as long as no content
 /// message is waiting before it (replies keep the order of their requests).
 final class InboundLanes: Sendable {
-    private let playback: AsyncStream<MQTTMessage>.Continuation
+    private let playback: AsyncStream<(ticket: UInt64, message: MQTTMessage)>.Continuation
     private let content: AsyncStream<MQTTMessage>.Continuation
     /// Content messages routed to the content lane and not yet answered.
     private let contentBacklog = Mutex(0)
+    /// Playback commands not yet answered, each answered by the lane or, past its deadline, by the watchdog.
+    private let deadlines: ReplyDeadlines
+    private let watchdog: Task<Void, Never>
 
     /// Starts the lanes' tasks; they end with `finish`.
     init(node: Node) {
-        let (playbackMessages, playback) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
+        let (playbackMessages, playback) = AsyncStream.makeStream(
+            of: (ticket: UInt64, message: MQTTMessage).self, bufferingPolicy: .unbounded)
         let (contentMessages, content) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
         self.playback = playback
         self.content = content
+        let deadlines = ReplyDeadlines(limit: node.configuration.replyDeadline)
+        self.deadlines = deadlines
         Task(executorPreference: node.engine?.callExecutor) {
-            for await message in playbackMessages { await node.handle(message) }
+            for await (ticket, message) in playbackMessages where deadlines.start(ticket) {
+                await node.handle(message, settled: { deadlines.finish(ticket) })
+            }
+        }
+        // A quarter of a second is fine grained enough next to a deadline of seconds, and costs nothing
+        // on a command's path (no timer per command).
+        watchdog = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                for entry in deadlines.expire(at: .now) { node.answerOverdue(entry, after: deadlines.limit) }
+            }
         }
         Task { [self] in
             for await message in contentMessages {
@@ -37,7 +53,7 @@ final class InboundLanes: Sendable {
     /// Puts a message on its lane, or answers it at once. Never blocks.
     func route(_ message: MQTTMessage, node: Node) {
         guard node.isContentMessage(message) else {
-            playback.yield(message)
+            playback.yield((deadlines.admit(message), message))
             return
         }
         let backlog = contentBacklog.withLock { $0 }
@@ -49,6 +65,7 @@ final class InboundLanes: Sendable {
     func finish() {
         playback.finish()
         content.finish()
+        watchdog.cancel()
     }
 }
 
@@ -70,16 +87,37 @@ extension Node {
         return true
     }
 
-    func handle(_ message: MQTTMessage) async {
+    /// Performs one message and answers it.
+    /// - Parameter settled: called once the command is performed; false when its deadline has already
+    ///   answered it, and then this answer is dropped.
+    func handle(_ message: MQTTMessage, settled: () -> Bool = { true }) async {
         if let name = topics.commandName(in: message.topic) {
             let reply = await commandCenter.handle(
                 name: name, payload: message.payload, maximumPayload: configuration.maximumPayload)
+            guard settled() else {
+                logger.warning("\(name) finished after its reply deadline; its result (\(reply.result.status.rawValue)) was not sent")
+                return
+            }
             guard reply.result.deferred != nil else { return send(reply, to: message.properties) }
             // Answered when its work finishes (playItem: once audio plays); the lane moves on meanwhile.
             Task { self.send(await reply.finished(), to: message.properties) }
         } else if message.topic == topics.context {
             await handleContext(message.payload)
         }
+    }
+
+    /// Answers a playback command that its deadline caught waiting for its turn or still in the engine.
+    func answerOverdue(_ entry: ReplyDeadlines.Entry, after limit: Duration) {
+        let name = topics.commandName(in: entry.message.topic) ?? ""
+        var id: String?
+        if case let .request(request) = CommandRequest.decode(
+            name: name, payload: entry.message.payload, maximumPayload: configuration.maximumPayload) {
+            id = request.id
+        }
+        let message = entry.started
+            ? "the audio engine did not finish within \(limit); the command may still take effect"
+            : "not performed: the player was busy with an earlier command for \(limit)"
+        send(CommandReply(id: id, command: name, result: .failed(message)), to: entry.message.properties)
     }
 
     /// Sends the one reply a request gets: on `P/result`, and on its response topic when it named one.

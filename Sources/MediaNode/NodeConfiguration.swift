@@ -22,6 +22,9 @@ public struct NodeConfiguration: Sendable {
     public var artworkTimeout: Duration
     /// The content tree: published depth, page size, progress interval, playItem timeout.
     public var content: ContentSettings
+    /// How long a playback command may wait for its reply (its turn and its work on the engine); past
+    /// it the command is answered `commandFailed`. Below the 5 s after which a client resends.
+    public var replyDeadline: Duration
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), nodeID: String, prefix: String? = nil,
@@ -29,7 +32,7 @@ public struct NodeConfiguration: Sendable {
         catalogs: [String] = [], databasePath: String, audioSink: String = "auto",
         maximumPayload: Int = CommandRequest.defaultMaximumPayload, capabilities: CommandCapabilities = .init(),
         keepAlive: Int = 30, artworkSize: Int = 600, artworkTimeout: Duration = .seconds(8),
-        content: ContentSettings = .init()
+        content: ContentSettings = .init(), replyDeadline: Duration = .seconds(4)
     ) {
         self.broker = broker
         self.nodeID = nodeID
@@ -46,6 +49,7 @@ public struct NodeConfiguration: Sendable {
         self.artworkSize = artworkSize
         self.artworkTimeout = artworkTimeout
         self.content = content
+        self.replyDeadline = replyDeadline
     }
 
     public var topics: TopicLayout { TopicLayout(prefix: prefix) }

@@ -40,6 +40,8 @@ public final class InMemoryAudioEngine: AudioEngine {
         var emittedFactCount = 0
         /// Whether a played item reports its first sound only when `startCurrentItem()` says so.
         var holdsStarts = false
+        /// How long each seek blocks before it returns, if set (see `stallSeeks`).
+        var seekStall: Duration?
     }
 
     public let facts: AsyncStream<AudioFact>
@@ -102,6 +104,12 @@ public final class InMemoryAudioEngine: AudioEngine {
     /// sound only when `startCurrentItem()` is called (false: at once, on play).
     public func holdStarts(_ holds: Bool) {
         state.withLock { $0.holdsStarts = holds }
+    }
+
+    /// From now on every seek blocks for `duration` before it returns, as GStreamer's does when a state
+    /// change never completes and the engine waits out its timeout (nil: seeks return at once).
+    public func stallSeeks(for duration: Duration?) {
+        state.withLock { $0.seekStall = duration }
     }
 
     /// The current item, held by `holdStarts`, really produces audio now.
@@ -215,6 +223,7 @@ public final class InMemoryAudioEngine: AudioEngine {
     }
 
     public func seek(to seconds: Double) async throws(AudioError) {
+        if let stall = state.withLock({ $0.seekStall }) { try? await Task.sleep(for: stall) }
         let now = clock.now()
         try state.withLock { state throws(AudioError) in
             state.calls.append(.seek(seconds))
