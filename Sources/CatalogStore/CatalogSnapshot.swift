@@ -115,10 +115,15 @@ public struct AudioTags: Sendable, Hashable, Codable {
     public var discNumber: Int?
     /// Seconds; nil when unknown.
     public var duration: Double?
+    public var composer: String?
+    /// How many tracks and discs the release has, as the file's tag says.
+    public var trackCount: Int?
+    public var discCount: Int?
 
     public init(
         title: String? = nil, artist: String? = nil, album: String? = nil, genre: String? = nil,
-        year: Int? = nil, trackNumber: Int? = nil, discNumber: Int? = nil, duration: Double? = nil
+        year: Int? = nil, trackNumber: Int? = nil, discNumber: Int? = nil, duration: Double? = nil,
+        composer: String? = nil, trackCount: Int? = nil, discCount: Int? = nil
     ) {
         self.title = title
         self.artist = artist
@@ -128,5 +133,8 @@ public struct AudioTags: Sendable, Hashable, Codable {
         self.trackNumber = trackNumber
         self.discNumber = discNumber
         self.duration = duration
+        self.composer = composer
+        self.trackCount = trackCount
+        self.discCount = discCount
     }
 }

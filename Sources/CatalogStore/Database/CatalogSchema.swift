@@ -138,6 +138,7 @@ enum CatalogSchema {
         registerVersion2(in: &migrator)
         registerVersion3(in: &migrator)
         registerRetainedTopics(in: &migrator)
+        registerReleaseTags(in: &migrator)
         return migrator
     }
 }

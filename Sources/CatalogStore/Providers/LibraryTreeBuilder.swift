@@ -88,8 +88,10 @@ struct LibraryTreeBuilder {
                     artworkKey: track.record.artworkKey ?? album.artworkKey, isPlayable: true,
                     uri: URL(fileURLWithPath: track.record.path).absoluteString, artist: track.artist,
                     albumTitle: album.title, duration: tags.duration, trackNumber: tags.trackNumber,
-                    trackCount: album.tracks.count, discNumber: tags.discNumber, genre: tags.genre, releaseDate: tags.year.map(String.init),
-                    containerIdentifier: album.identifier)
+                    // The tag's count describes the release; the folder may hold only some of its tracks.
+                    trackCount: tags.trackCount ?? album.tracks.count, discNumber: tags.discNumber,
+                    discCount: tags.discCount, genre: tags.genre, releaseDate: tags.year.map(String.init),
+                    composer: tags.composer, containerIdentifier: album.identifier)
                 snapshot.add(item, under: album.identifier)
                 allTracks.append((track, item, album))
             }

@@ -19,7 +19,8 @@ public enum TagReader {
             title: string(raw.title), artist: string(raw.artist), album: string(raw.album),
             genre: string(raw.genre), year: positive(raw.year), trackNumber: positive(raw.track),
             discNumber: positive(raw.disc),
-            duration: raw.lengthMilliseconds > 0 ? Double(raw.lengthMilliseconds) / 1000 : nil)
+            duration: raw.lengthMilliseconds > 0 ? Double(raw.lengthMilliseconds) / 1000 : nil,
+            composer: string(raw.composer), trackCount: positive(raw.trackCount), discCount: positive(raw.discCount))
         guard let bytes = raw.picture, raw.pictureSize > 0 else { return (tags, nil) }
         // The bytes were malloc'd for us: Data takes them over instead of copying up to 8 MiB again.
         raw.picture = nil
