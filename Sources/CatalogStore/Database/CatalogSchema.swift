@@ -139,6 +139,7 @@ enum CatalogSchema {
         registerVersion3(in: &migrator)
         registerRetainedTopics(in: &migrator)
         registerReleaseTags(in: &migrator)
+        registerArtworkSizes(in: &migrator)
         return migrator
     }
 }

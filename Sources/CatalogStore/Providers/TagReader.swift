@@ -25,12 +25,7 @@ public enum TagReader {
         // The bytes were malloc'd for us: Data takes them over instead of copying up to 8 MiB again.
         raw.picture = nil
         let data = Data(bytesNoCopy: bytes, count: Int(raw.pictureSize), deallocator: .free)
-        return (tags, isPublishableImage(data) ? ArtworkBlob(data: data) : nil)
-    }
-
-    /// JPEG or PNG by their magic bytes; the declared MIME type of embedded pictures is often wrong.
-    static func isPublishableImage(_ data: Data) -> Bool {
-        data.starts(with: [0xFF, 0xD8, 0xFF]) || data.starts(with: [0x89, 0x50, 0x4E, 0x47])
+        return (tags, ArtworkBlob.publishable(data))
     }
 
     private static func string(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
