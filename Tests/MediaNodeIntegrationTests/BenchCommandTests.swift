@@ -28,4 +28,13 @@ struct BenchCommandTests {
             #expect((p50 ?? 0) > 0, "a figure of 0: \(line)")
         }
     }
+
+    @Test("tree-traffic prints the content tree's messages and bytes per minute for music and podcast; music's is 0")
+    func treeTraffic() throws {
+        let output = try Self.run(["tree-traffic", "--seconds", "4", "--progress-interval", "0.5", "--episodes", "5"])
+        let lines = output.split(separator: "\n").map(String.init)
+        let music = try #require(lines.first { $0.contains("music (album track)") }, "\(output)")
+        #expect(lines.contains { $0.contains("podcast (episode)") && $0.contains("messages/min") }, "\(output)")
+        #expect(music.contains(" 0.0 messages/min,") && music.contains(" 0 bytes/min"), "\(output)")
+    }
 }
