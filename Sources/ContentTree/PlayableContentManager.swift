@@ -12,6 +12,9 @@ public actor PlayableContentManager {
     public nonisolated let configuration: ContentTreeConfiguration
     public private(set) var limits: ContentLimits = .none
     public private(set) var emptyRootReason: EmptyRootReason
+    /// Why a section (a child of the root) with nothing in it is empty; a section not named here is
+    /// still loading.
+    public private(set) var sectionStatus: [String: EmptyRootReason] = [:]
 
     /// The nodes as last published, by index path.
     var nodes: [IndexPath: ContentTreeNode] = [:]
@@ -94,6 +97,16 @@ public actor PlayableContentManager {
             guard reason != emptyRootReason else { return TreeUpdate() }
             emptyRootReason = reason
             return try await reconcile { $0.indexPath.isRoot }
+        }
+    }
+
+    /// Says why a section is empty while it is (S25): loading until its sources have been read, then
+    /// offline or no media. Its status item follows; a section with content is not changed.
+    public func setSectionStatus(_ reason: EmptyRootReason, for section: String) async throws -> TreeUpdate {
+        try await exclusively {
+            guard sectionStatus[section] != reason else { return TreeUpdate() }
+            sectionStatus[section] = reason
+            return try await reconcile { $0.indexPath.depth == 1 && $0.containerIdentifier == section }
         }
     }
 

@@ -56,6 +56,9 @@ struct LibraryTreeBuilder {
         }
 
         var snapshot = CatalogSnapshot()
+        // No music, no folders: the Library section is left empty, so it shows its one status item (S25)
+        // instead of four empty lists.
+        guard !albums.isEmpty else { return snapshot }
         let sections = ["artists": "Artists", "albums": "Albums", "songs": "Songs", "genres": "Genres"]
         for key in ["artists", "albums", "songs", "genres"] {
             snapshot.add(.container("\(sid):\(key)", title: sections[key]!))
