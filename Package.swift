@@ -70,7 +70,7 @@ let package = Package(
         .target(
             name: "CatalogStore",
             dependencies: [
-                "ContentTree", "CTagLibReader", "CGStreamer",
+                "ContentTree", "CTagLibReader", "CGStreamer", "Artwork",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

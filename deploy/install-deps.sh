@@ -10,6 +10,8 @@ packages=(
   # Audio: GStreamer with the base and good plugins (Vorbis, FLAC, MP3, HTTP, WAV, JPEG), and its tools
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-tools
+  # AAC in MP4 (.m4a): the decoder to play it, and the encoder the test fixtures are made with
+  gstreamer1.0-libav
   # Tags of local files without decoding them (TagLib's C API)
   libtag1-dev libtagc0-dev
   # Test fixtures: pictures embedded in generated Ogg files

@@ -1,4 +1,6 @@
 #include "taglib_reader.h"
+#include "mp4_track_tags.h"
+#include "release_tags.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -109,35 +111,6 @@ char *copy(const TagLib::String &value) {
     return strdup(utf8.c_str());
 }
 
-// "2/3" or "2": the number before any slash.
-int leadingNumber(const TagLib::String &value) { return std::atoi(value.toCString(true)); }
-
-int discFromXiph(const TagLib::Ogg::XiphComment *comment) {
-    const TagLib::Ogg::FieldListMap &fields = comment->fieldListMap();
-    const auto found = fields.find("DISCNUMBER");
-    return found == fields.end() || found->second.isEmpty() ? 0 : leadingNumber(found->second.front());
-}
-
-// The disc number from each format's own tag: the format-neutral properties() map rebuilds every field
-// with upper-cased keys and cost as much as the rest of the read.
-int discNumber(TagLib::File *file) {
-    if (dynamic_cast<TagLib::Ogg::File *>(file) != nullptr) {
-        if (const auto *comment = dynamic_cast<const TagLib::Ogg::XiphComment *>(file->tag())) {
-            return discFromXiph(comment);
-        }
-    } else if (auto *flac = dynamic_cast<TagLib::FLAC::File *>(file)) {
-        if (flac->hasXiphComment()) return discFromXiph(flac->xiphComment());
-    } else if (auto *mpeg = dynamic_cast<TagLib::MPEG::File *>(file)) {
-        if (mpeg->hasID3v2Tag()) {
-            const TagLib::ID3v2::FrameList &frames = mpeg->ID3v2Tag()->frameListMap()["TPOS"];
-            if (!frames.isEmpty()) return leadingNumber(frames.front()->toString());
-        }
-    } else if (auto *mp4 = dynamic_cast<TagLib::MP4::File *>(file)) {
-        if (mp4->hasMP4Tag() && mp4->tag()->contains("disk")) return mp4->tag()->item("disk").toIntPair().first;
-    }
-    return 0;
-}
-
 // The embedded picture: the front cover when a file has one, else its first picture. Each format keeps
 // pictures in its own structure; TagLib has already parsed them while reading the tag, so a file without
 // one costs only these lookups.
@@ -220,6 +193,20 @@ void storePicture(const Picture &picture, MNTagLibTags *tags) {
     tags->pictureMimeType = copy(picture.mimeType);
 }
 
+// Fills what the movie-level tag left out from the track's own items.
+void fillFromTrack(const MP4TrackTags &track, MNTagLibTags *tags) {
+    if (tags->title == nullptr) tags->title = copy(track.title);
+    if (tags->artist == nullptr) tags->artist = copy(track.artist);
+    if (tags->album == nullptr) tags->album = copy(track.album);
+    if (tags->genre == nullptr) tags->genre = copy(track.genre);
+    if (tags->composer == nullptr) tags->composer = copy(track.composer);
+    if (tags->year <= 0) tags->year = leadingNumber(track.date);
+    if (tags->track <= 0) tags->track = track.track;
+    if (tags->trackCount <= 0) tags->trackCount = track.trackCount;
+    if (tags->disc <= 0) tags->disc = track.disc;
+    if (tags->discCount <= 0) tags->discCount = track.discCount;
+}
+
 }  // namespace
 
 extern "C" int mn_taglib_read(const char *path, MNTagLibTags *tags) {
@@ -243,7 +230,13 @@ extern "C" int mn_taglib_read(const char *path, MNTagLibTags *tags) {
             tags->year = static_cast<int>(tag->year());
             tags->track = static_cast<int>(tag->track());
         }
-        tags->disc = discNumber(file.file());
+        const Extras more = extras(file.file());
+        tags->composer = copy(more.composer);
+        tags->disc = more.disc;
+        tags->discCount = more.discCount;
+        tags->trackCount = more.trackCount;
+        auto *mp4 = dynamic_cast<TagLib::MP4::File *>(file.file());
+        if (mp4 != nullptr && (file.tag() == nullptr || file.tag()->isEmpty())) fillFromTrack(mp4TrackTags(mp4), tags);
         storePicture(embeddedPicture(file.file()), tags);
         return 1;
     } catch (const std::bad_alloc &) {
@@ -257,9 +250,10 @@ extern "C" void mn_taglib_tags_free(MNTagLibTags *tags) {
     std::free(tags->artist);
     std::free(tags->album);
     std::free(tags->genre);
+    std::free(tags->composer);
     std::free(tags->picture);
     std::free(tags->pictureMimeType);
-    tags->title = tags->artist = tags->album = tags->genre = tags->pictureMimeType = nullptr;
+    tags->title = tags->artist = tags->album = tags->genre = tags->composer = tags->pictureMimeType = nullptr;
     tags->picture = nullptr;
     tags->pictureSize = 0;
 }

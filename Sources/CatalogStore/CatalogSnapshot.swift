@@ -1,3 +1,4 @@
+import Artwork
 import ContentTree
 import Foundation
 
@@ -78,6 +79,21 @@ public struct ArtworkBlob: Sendable, Hashable {
         self.data = data
     }
 
+    /// The contract's largest picture: anything bigger is scaled down before it is cached.
+    public static let maximumBytes = 256 * 1024
+
+    /// A JPEG or PNG as the node may publish it: as it is when within `maximumBytes`, else re-encoded as a
+    /// JPEG scaled to fit 600 px (and smaller still if need be). Done once when the picture is cached,
+    /// so the size the tree states is the size of the picture on its topic. Nil for anything else, or a
+    /// picture that cannot be decoded.
+    public static func publishable(_ data: Data) -> ArtworkBlob? {
+        let isJPEGOrPNG = data.starts(with: [0xFF, 0xD8, 0xFF]) || data.starts(with: [0x89, 0x50, 0x4E, 0x47])
+        guard isJPEGOrPNG else { return nil }
+        guard data.count > maximumBytes else { return ArtworkBlob(data: data) }
+        guard let scaled = try? ArtworkProcessor(maximumBytes: maximumBytes).process([UInt8](data)) else { return nil }
+        return ArtworkBlob(data: Data(scaled.bytes), mimeType: scaled.mimeType)
+    }
+
     /// JPEG or PNG from the magic bytes (the contract allows only those two).
     public static func sniffMimeType(_ data: Data) -> String {
         data.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg"
@@ -115,10 +131,15 @@ public struct AudioTags: Sendable, Hashable, Codable {
     public var discNumber: Int?
     /// Seconds; nil when unknown.
     public var duration: Double?
+    public var composer: String?
+    /// How many tracks and discs the release has, as the file's tag says.
+    public var trackCount: Int?
+    public var discCount: Int?
 
     public init(
         title: String? = nil, artist: String? = nil, album: String? = nil, genre: String? = nil,
-        year: Int? = nil, trackNumber: Int? = nil, discNumber: Int? = nil, duration: Double? = nil
+        year: Int? = nil, trackNumber: Int? = nil, discNumber: Int? = nil, duration: Double? = nil,
+        composer: String? = nil, trackCount: Int? = nil, discCount: Int? = nil
     ) {
         self.title = title
         self.artist = artist
@@ -128,5 +149,8 @@ public struct AudioTags: Sendable, Hashable, Codable {
         self.trackNumber = trackNumber
         self.discNumber = discNumber
         self.duration = duration
+        self.composer = composer
+        self.trackCount = trackCount
+        self.discCount = discCount
     }
 }

@@ -1,9 +1,16 @@
 import MediaJSON
 
 extension ContentItem {
-    /// The item as the tree and `contentItem` publish it (S21): every field, null where absent.
+    /// The item as the tree and `contentItem` publish it (S21): every field, null where absent. Artwork is
+    /// named only with its type and size, as in now playing; a picture not cached has none to give.
     public func json(artworkTopic: (String) -> String) -> JSONValue {
-        let artwork: JSONValue = artworkKey.map { ["topic": .string(artworkTopic($0))] } ?? .null
+        var artwork = JSONValue.null
+        if let artworkKey, let format = artworkFormat {
+            artwork = [
+                "topic": .string(artworkTopic(artworkKey)), "mimeType": .string(format.mimeType),
+                "width": .number(Double(format.width)), "height": .number(Double(format.height)),
+            ]
+        }
         return [
             "identifier": .string(identifier), "title": .string(title), "subtitle": JSONValue(subtitle),
             "artwork": artwork, "playbackProgress": .number(playbackProgress), "isContainer": .bool(isContainer),

@@ -7,6 +7,8 @@ public struct ContentItem: Sendable, Hashable, Codable {
     public var subtitle: String?
     /// Content hash of cached artwork bytes (the `P/artwork/<key>` topic), nil until the bytes are cached.
     public var artworkKey: String?
+    /// The type and size of the picture `artworkKey` names, as published; nil when it is not cached.
+    public var artworkFormat: ArtworkFormat?
     /// Where artwork can be fetched from when it is not cached yet (S13: fetched off the hot path).
     public var artworkURL: String?
     /// -1 for none, else 0...1 (S31).
@@ -49,12 +51,14 @@ public struct ContentItem: Sendable, Hashable, Codable {
         displaysPlaybackProgress: Bool = false, uri: String? = nil, artist: String? = nil,
         albumTitle: String? = nil, duration: Double? = nil, trackNumber: Int? = nil, trackCount: Int? = nil,
         discNumber: Int? = nil, discCount: Int? = nil, genre: String? = nil, releaseDate: String? = nil,
-        composer: String? = nil, summary: String? = nil, containerIdentifier: String? = nil
+        composer: String? = nil, summary: String? = nil, containerIdentifier: String? = nil,
+        artworkFormat: ArtworkFormat? = nil
     ) {
         self.identifier = identifier
         self.title = title
         self.subtitle = subtitle
         self.artworkKey = artworkKey
+        self.artworkFormat = artworkFormat
         self.artworkURL = artworkURL
         self.playbackProgress = playbackProgress
         self.isContainer = isContainer
@@ -80,6 +84,19 @@ public struct ContentItem: Sendable, Hashable, Codable {
     /// A browsable container (a section, an album, a podcast feed).
     public static func container(_ identifier: String, title: String, subtitle: String? = nil) -> ContentItem {
         ContentItem(identifier: identifier, title: title, subtitle: subtitle, isContainer: true)
+    }
+}
+
+/// What a head unit needs to lay out a picture before fetching it (S21: "as in now playing").
+public struct ArtworkFormat: Sendable, Hashable, Codable {
+    public var mimeType: String
+    public var width: Int
+    public var height: Int
+
+    public init(mimeType: String, width: Int, height: Int) {
+        self.mimeType = mimeType
+        self.width = width
+        self.height = height
     }
 }
 

@@ -76,8 +76,9 @@ extension PlayableContentManager {
         return page.offset == index ? page.items.first : nil
     }
 
-    /// Builds a node from the cache: one page of children, capped by the limits; the root with nothing
-    /// to show gets its status item (S25).
+    /// Builds a node from the cache: one page of children, capped by the limits. A list with nothing to
+    /// show, the root, a section or any container below, gets a status item (S25): no node is ever
+    /// published or answered empty, whatever order the catalog fills in.
     func render(_ path: IndexPath, container: ContentItem?, offset: Int, limit: Int) async throws -> ContentTreeNode {
         let identifier = container?.identifier ?? ContentItem.rootIdentifier
         let start = max(0, offset)
@@ -92,13 +93,23 @@ extension PlayableContentManager {
         }
         var children = page.items
         var childCount = limits.cap(page.childCount)
-        if path.isRoot && page.childCount == 0 {
-            children = start == 0 ? [emptyRootReason.item] : []
+        if page.childCount == 0 {
+            children = start == 0 ? [emptyStatus(path, identifier).item] : []
             childCount = 1
         }
         return ContentTreeNode(
             indexPath: path, item: container, containerIdentifier: identifier, childCount: childCount, offset: start,
             children: children, displaysPlaybackProgress: container?.displaysPlaybackProgress ?? false, version: 0)
+    }
+
+    /// Why a list is empty: the root's reason; a section's own (loading until its sources are read);
+    /// below the sections, a container its source left empty.
+    func emptyStatus(_ path: IndexPath, _ identifier: String) -> EmptyRootReason {
+        switch path.depth {
+        case 0: emptyRootReason
+        case 1: sectionStatus[identifier] ?? .loading
+        default: .noMedia
+        }
     }
 
     /// Keeps `fresh` as the node at its path; a new version and a publish only when its document changed.

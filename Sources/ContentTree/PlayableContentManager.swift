@@ -12,6 +12,9 @@ public actor PlayableContentManager {
     public nonisolated let configuration: ContentTreeConfiguration
     public private(set) var limits: ContentLimits = .none
     public private(set) var emptyRootReason: EmptyRootReason
+    /// Why a section (a child of the root) with nothing in it is empty; a section not named here is
+    /// still loading.
+    public private(set) var sectionStatus: [String: EmptyRootReason] = [:]
 
     /// The nodes as last published, by index path.
     var nodes: [IndexPath: ContentTreeNode] = [:]
@@ -51,6 +54,14 @@ public actor PlayableContentManager {
     /// The node as last published at `path`.
     public func node(at path: IndexPath) -> ContentTreeNode? { nodes[path] }
 
+    /// The progress a published list that displays progress shows for an item; nil when none lists it.
+    public func shownProgress(of identifier: String) -> Double? {
+        for node in nodes.values where node.displaysPlaybackProgress {
+            if let child = node.children.first(where: { $0.identifier == identifier }) { return child.playbackProgress }
+        }
+        return nil
+    }
+
     /// The deepest level published unasked under the current limits.
     var automaticDepth: Int {
         guard limits.isEnforced, let depth = limits.treeDepth else { return configuration.publishedDepth }
@@ -89,8 +100,19 @@ public actor PlayableContentManager {
         }
     }
 
-    /// Republishes what a committed catalog change (or a coalesced burst of them) touched, and what lists
-    /// an item whose playback progress changed; clears nodes that vanished (S27, S31).
+    /// Says why a section is empty while it is (S25): loading until its sources have been read, then
+    /// offline or no media. Its status item follows; a section with content is not changed.
+    public func setSectionStatus(_ reason: EmptyRootReason, for section: String) async throws -> TreeUpdate {
+        try await exclusively {
+            guard sectionStatus[section] != reason else { return TreeUpdate() }
+            sectionStatus[section] = reason
+            return try await reconcile { $0.indexPath.depth == 1 && $0.containerIdentifier == section }
+        }
+    }
+
+    /// Republishes what a committed catalog change (or a coalesced burst of them) touched, and the lists
+    /// that display progress (S31) of an item whose saved position changed; clears nodes that vanished
+    /// (S27). A list that does not display progress (an album) is not republished for it.
     public func apply(_ diff: CatalogDiff, progressChanged: Set<String> = []) async throws -> TreeUpdate {
         catalogChanged(diff)
         self.progressChanged(progressChanged)
@@ -105,7 +127,8 @@ public actor PlayableContentManager {
             let touched = diff.changedContainers.union(diff.addedContainers).union(diff.removedContainers)
             return try await reconcile(removed: diff.removedContainers) { node in
                 touched.contains(node.containerIdentifier)
-                    || (!progressChanged.isEmpty && node.children.contains { progressChanged.contains($0.identifier) })
+                    || (!progressChanged.isEmpty && node.displaysPlaybackProgress
+                        && node.children.contains { progressChanged.contains($0.identifier) })
             }
         }
     }

@@ -69,12 +69,13 @@ final class PublishedAnswers: Sendable {
         }
     }
 
-    /// Drops the nodes listing any of these items (their playback progress changed, S31).
+    /// Drops the nodes that display progress and list any of these items (their progress changed, S31).
     func invalidate(listing identifiers: Set<String>) {
         guard !identifiers.isEmpty else { return }
         entries.withLock { entries in
             entries = entries.filter { _, entry in
-                !entry.answer.node.children.contains { identifiers.contains($0.identifier) }
+                !entry.answer.node.displaysPlaybackProgress
+                    || !entry.answer.node.children.contains { identifiers.contains($0.identifier) }
             }
         }
     }

@@ -42,6 +42,7 @@ public struct CatalogService: Service {
     public let settings: CatalogRefreshSettings
     let providers: [any CatalogProvider]
     let probe: ReachabilityProbe
+    let statuses: SourceStatusBook
     let logger: Logger
 
     /// - Parameters:
@@ -72,6 +73,7 @@ public struct CatalogService: Service {
             }
         }
         self.providers = providers
+        statuses = SourceStatusBook(providers.map(\.source))
     }
 
     public func run() async throws {
@@ -169,6 +171,7 @@ public struct CatalogService: Service {
                 "consecutiveFailures": .number(Double(failures)), "keptPreviousContent": true,
             ])
         }
+        await reportStatus(of: provider, report)
         if provider is RemoteCatalogProvider, settings.downloadsArtwork, !Task.isCancelled {
             await downloadArtwork()
         }
@@ -187,6 +190,19 @@ public struct CatalogService: Service {
     }
 
     // MARK: - Connectivity and artwork
+
+    /// Tells the tree why the source's section (and the root) would be empty: a remote source that could
+    /// not be reached is offline; one that answered, even with an error, or a local one has no media.
+    func reportStatus(of provider: any CatalogProvider, _ report: CatalogRefresher.Report) async {
+        var outcome = SourceStatusBook.Outcome.loaded
+        if case .failed = report, let remote = provider as? RemoteCatalogProvider, !remote.url.isFileURL,
+           probe.lastOutcome(for: remote.url) != true {
+            outcome = .unreachable
+        }
+        let status = statuses.record(outcome, for: provider.source)
+        await node.setSectionStatus(status.status, for: status.section)
+        await node.setEmptyRootReason(status.root)
+    }
 
     /// Publishes `connectivity` when a source's server became reachable or unreachable (and the first time).
     func reportConnectivity(of source: CatalogSource, url: URL) async {

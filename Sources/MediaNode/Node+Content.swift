@@ -94,6 +94,16 @@ extension Node {
         }
     }
 
+    /// Says why a section is empty (S25); its status item follows while it is.
+    public func setSectionStatus(_ reason: EmptyRootReason, for section: String) async {
+        guard let content else { return }
+        do {
+            publishTree(try await content.manager.setSectionStatus(reason, for: section))
+        } catch {
+            logger.warning("could not republish section \(section): \(error)")
+        }
+    }
+
     /// The identifier path of the playing item, section first (S31), for now playing's
     /// `nowPlayingIdentifiers`: the path of the container its queue came from, then the item.
     public func nowPlayingIdentifiers(for identifier: String) -> [String] {
@@ -109,7 +119,9 @@ extension Node {
         let settings = configuration.content
         let tree = ContentTreeConfiguration(
             publishedDepth: settings.publishedDepth, pageSize: settings.pageSize, artworkTopic: { topics.artwork($0) })
-        let reason: EmptyRootReason = configuration.libraries.isEmpty && !configuration.catalogs.isEmpty ? .loading : .noMedia
+        // With sources configured, the catalog service says what came of them once it has read them.
+        let hasSources = !configuration.libraries.isEmpty || !configuration.catalogs.isEmpty
+        let reason: EmptyRootReason = hasSources ? .loading : .noMedia
         return NodeContent(
             manager: PlayableContentManager(catalog: catalog, configuration: tree, emptyRootReason: reason),
             settings: settings)

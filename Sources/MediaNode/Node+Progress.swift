@@ -28,22 +28,24 @@ extension Node {
         }
     }
 
-    /// Saves the current item's position, e.g. at shutdown.
+    /// Saves the current item's position, e.g. at shutdown. While it plays, the position is saved on a
+    /// clock, but the lists showing it are republished only when what they show moved visibly.
     func saveCurrentProgress(onlyWhilePlaying: Bool = false) async {
         guard let playback, content != nil else { return }
         let snapshot = await playback.snapshot
         guard let item = snapshot.item, !item.isLiveStream else { return }
         if onlyWhilePlaying && snapshot.state != .playing { return }
         guard let position = await playback.position() else { return }
-        await saveProgress(item.identifier, elapsed: position, duration: snapshot.duration ?? item.duration)
+        await saveProgress(item.identifier, elapsed: position, duration: snapshot.duration ?? item.duration,
+                           whilePlaying: onlyWhilePlaying)
     }
 
-    func saveProgress(_ identifier: String, elapsed: Double, duration: Double?) async {
+    func saveProgress(_ identifier: String, elapsed: Double, duration: Double?, whilePlaying: Bool = false) async {
         guard let catalog, let content else { return }
+        let position = PlaybackPosition(elapsed: elapsed, duration: duration, updatedAt: Date().timeIntervalSince1970)
         do {
-            try await catalog.savePlaybackPosition(
-                PlaybackPosition(elapsed: elapsed, duration: duration, updatedAt: Date().timeIntervalSince1970),
-                for: identifier)
+            try await catalog.savePlaybackPosition(position, for: identifier)
+            if whilePlaying, !(await content.movedVisibly(identifier, to: position)) { return }
             content.markProgress(identifier)
         } catch {
             logger.warning("could not save the position of \(identifier): \(error)")

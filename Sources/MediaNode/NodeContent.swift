@@ -12,15 +12,24 @@ public struct ContentSettings: Sendable {
     public var coalescingWindow: Duration
     /// How often the playing item's position is saved (S31); it is saved on pause, stop and shutdown too.
     public var progressInterval: Duration
+    /// While an item plays, the lists that show its progress are republished only once its position has
+    /// moved this far in playback time and by `progressStepFraction` of its length from what they show: a
+    /// progress bar does not visibly move for less, and a podcast list is then republished at most once a
+    /// minute. Pause, stop and the end of an item republish at once.
+    public var progressStep: Duration
+    public var progressStepFraction: Double
     /// How long playItem waits for audio before it gives up (S24).
     public var playItemTimeout: Duration
 
     public init(publishedDepth: Int = 2, pageSize: Int = 100, coalescingWindow: Duration = .milliseconds(50),
-                progressInterval: Duration = .seconds(10), playItemTimeout: Duration = .seconds(10)) {
+                progressInterval: Duration = .seconds(10), playItemTimeout: Duration = .seconds(10),
+                progressStep: Duration = .seconds(60), progressStepFraction: Double = 0.01) {
         self.publishedDepth = publishedDepth
         self.pageSize = pageSize
         self.coalescingWindow = coalescingWindow
         self.progressInterval = progressInterval
+        self.progressStep = progressStep
+        self.progressStepFraction = progressStepFraction
         self.playItemTimeout = playItemTimeout
     }
 }
@@ -63,6 +72,17 @@ final class NodeContent: Sendable {
         manager.progressChanged([identifier])
         state.withLock { _ = $0.progress.insert(identifier) }
         wakeContinuation.yield()
+    }
+
+    /// Whether a position saved while playing moved far enough from what the published lists show to
+    /// republish them (see `ContentSettings.progressStep`); false when no published list shows it.
+    func movedVisibly(_ identifier: String, to position: PlaybackPosition) async -> Bool {
+        guard let shown = await manager.shownProgress(of: identifier), let duration = position.duration,
+              duration > 0, position.progress >= 0 else { return false }
+        let moved = abs(position.progress - max(0, shown))
+        let step = Double(settings.progressStep.components.seconds)
+            + Double(settings.progressStep.components.attoseconds) / 1e18
+        return moved >= settings.progressStepFraction && moved * duration >= step
     }
 
     /// Takes everything marked since the last flush.

@@ -12,6 +12,9 @@ public struct ToneTrack: Sendable, Hashable {
     public var trackNumber: Int
     public var trackCount: Int
     public var discNumber: Int
+    /// Written as album-disc-count when set (DISCTOTAL, TPOS "n/m", the MP4 disk pair).
+    public var discCount: Int?
+    public var composer: String?
     public var genre: String
     /// Year, or year-month-day.
     public var date: String
@@ -19,7 +22,7 @@ public struct ToneTrack: Sendable, Hashable {
     public init(
         fileName: String, frequency: Int, seconds: Double, title: String, artist: String = "Test Artist",
         album: String = "Test Album", trackNumber: Int = 1, trackCount: Int = 1, discNumber: Int = 1,
-        genre: String = "Test", date: String = "2024"
+        discCount: Int? = nil, composer: String? = nil, genre: String = "Test", date: String = "2024"
     ) {
         self.fileName = fileName
         self.frequency = frequency
@@ -30,6 +33,8 @@ public struct ToneTrack: Sendable, Hashable {
         self.trackNumber = trackNumber
         self.trackCount = trackCount
         self.discNumber = discNumber
+        self.discCount = discCount
+        self.composer = composer
         self.genre = genre
         self.date = date
     }
@@ -46,7 +51,8 @@ public enum AudioFixtureError: Error, CustomStringConvertible {
 
 /// Generates real audio files at test time with GStreamer's own tools, so no binary fixture is committed.
 public enum AudioFixtures {
-    /// Encodes `track` as Ogg Vorbis (44.1 kHz stereo) with its tags into `directory`; returns the file URL.
+    /// Encodes `track` (44.1 kHz stereo) with its tags into `directory`, in the format its extension names (Ogg
+    /// Vorbis unless flac, mp3, m4a or wav); returns the file URL.
     @discardableResult
     public static func writeTone(_ track: ToneTrack, in directory: URL) throws -> URL {
         let url = directory.appendingPathComponent(track.fileName)
@@ -58,6 +64,8 @@ public enum AudioFixtures {
         switch url.pathExtension.lowercased() {
         case "flac": encoder = ["flacenc"]
         case "mp3": encoder = ["lamemp3enc", "!", "id3v2mux"]
+        // AAC from gstreamer1.0-libav: the plugin sets Debian installs have no other AAC encoder.
+        case "m4a": encoder = ["avenc_aac", "!", "mp4mux"]
         case "wav": encoder = ["wavenc"]
         default: encoder = ["vorbisenc", "!", "oggmux"]
         }
@@ -110,7 +118,7 @@ public enum AudioFixtures {
             "\\\"" + text.replacingOccurrences(of: "\"", with: "'") + "\\\""
         }
         let date = track.date.count == 4 ? "\(track.date)-01-01" : track.date
-        return [
+        var tags = [
             "title=(string)\(quoted(track.title))",
             "artist=(string)\(quoted(track.artist))",
             "album=(string)\(quoted(track.album))",
@@ -119,7 +127,10 @@ public enum AudioFixtures {
             "track-count=(uint)\(track.trackCount)",
             "album-disc-number=(uint)\(track.discNumber)",
             "datetime=(GstDateTime)\(date)",
-        ].joined(separator: ",")
+        ]
+        if let discCount = track.discCount { tags.append("album-disc-count=(uint)\(discCount)") }
+        if let composer = track.composer { tags.append("composer=(string)\(quoted(composer))") }
+        return tags.joined(separator: ",")
     }
 
     static func run(_ tool: String, _ arguments: [String]) throws {

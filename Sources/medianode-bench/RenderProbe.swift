@@ -44,11 +44,9 @@ final class RenderProbe: RenderObserver {
         return seen()
     }
 
-    /// Waits until no buffer has come for `quiet` seconds; returns the time of the last buffer.
-    func lastBuffer(quiet: Double = 0.15) -> Int64 {
-        while true {
-            let last = lastBufferTime.load(ordering: .acquiring)
-            if monotonicNanoseconds() - last > Int64(quiet * 1e9) { return last }
+    /// Waits until no buffer has come for `quiet` seconds, so the next step starts from a silent output.
+    func waitUntilQuiet(_ quiet: Double = 0.15) {
+        while monotonicNanoseconds() - lastBufferTime.load(ordering: .acquiring) <= Int64(quiet * 1e9) {
             usleep(1000)
         }
     }

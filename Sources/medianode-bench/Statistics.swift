@@ -28,6 +28,8 @@ func report(_ title: String, subject: (String, LatencySamples), floor: (String, 
     print(title)
     print(row(subject.0, subject.1))
     print(row(floor.0, floor.1))
-    print(String(format: "  ratio (p50 subject / p50 floor): %.2fx; difference %.1f µs",
-                 subject.1.median / floor.1.median, subject.1.median - floor.1.median))
+    // A floor of 0 (or no samples) has no ratio; printing one would show nan or inf.
+    let ratio = floor.1.median > 0 ? String(format: "%.2fx", subject.1.median / floor.1.median) : "n/a"
+    print(String(format: "  ratio (p50 subject / p50 floor): %@; difference %.1f µs",
+                 ratio as NSString, subject.1.median - floor.1.median))
 }

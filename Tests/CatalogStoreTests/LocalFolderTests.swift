@@ -73,17 +73,34 @@ struct LocalFolderTests {
         #expect(try await database.search("tone 660", limit: 5).isEmpty)
     }
 
+    @Test("TagLib reads composer, track and disc numbers and counts from FLAC, MP3 and MP4 as GStreamer tags them",
+          arguments: ["flac", "mp3", "m4a"])
+    func releaseTags(format: String) throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("release-tags")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try AudioFixtures.writeTone(
+            ToneTrack(fileName: "t.\(format)", frequency: 500, seconds: 1, title: "Tagged \(format)", trackNumber: 7,
+                      trackCount: 9, discNumber: 2, discCount: 3, composer: "Composer"),
+            in: directory)
+        let tags = try #require(TagReader.read(path: url.path))
+        #expect(tags.title == "Tagged \(format)")
+        #expect(tags.composer == "Composer")
+        #expect([tags.trackNumber, tags.trackCount, tags.discNumber, tags.discCount] == [7, 9, 2, 3])
+    }
+
     @Test("TagLib reads tags, disc number and length to the millisecond from headers")
     func tagReader() throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("tags")
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = try AudioFixtures.writeTone(
             ToneTrack(fileName: "t.ogg", frequency: 500, seconds: 2.5, title: "Tagged", artist: "Artist", album: "Album",
-                      trackNumber: 7, discNumber: 2, genre: "Ambient", date: "2019"),
+                      trackNumber: 7, trackCount: 9, discNumber: 2, discCount: 3, composer: "Composer", genre: "Ambient",
+                      date: "2019"),
             in: directory)
         let tags = try #require(TagReader.read(path: url.path))
         #expect(tags == AudioTags(title: "Tagged", artist: "Artist", album: "Album", genre: "Ambient", year: 2019,
-                                  trackNumber: 7, discNumber: 2, duration: 2.5))
+                                  trackNumber: 7, discNumber: 2, duration: 2.5, composer: "Composer", trackCount: 9,
+                                  discCount: 3))
         try Data("not audio".utf8).write(to: directory.appendingPathComponent("fake.mp3"))
         #expect(TagReader.read(path: directory.appendingPathComponent("fake.mp3").path) == nil)
     }

@@ -1,3 +1,4 @@
+import CatalogStore
 import Foundation
 import MediaJSON
 import MediaNodeTesting
@@ -58,6 +59,36 @@ struct TreeArtworkTests {
         let topic = try #require(item["data"]?["artwork"]?["topic"]?.stringValue)
         let picture = try await rig.client.first(timeout: .seconds(20)) { $0.topic == topic }
         #expect(picture.payload.starts(with: [0xFF, 0xD8, 0xFF]))
+        await rig.stop()
+    }
+
+    @Test("a tree item's artwork gives topic, mimeType, width and height, as now playing does, true of the picture on the topic")
+    func artworkReferencesCarryTypeAndSize() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("artwork-format")
+        let library = try ContentRig.makeLibrary(in: directory)
+        _ = try AudioFixtures.writeCover(
+            named: "cover.png", width: 300, height: 200, in: library.appendingPathComponent("Alpha"))
+        _ = try AudioFixtures.writeCover(width: 3000, height: 3000, pattern: 1, in: library.appendingPathComponent("Beta"))
+        let rig = try await ContentRig.start(directory: directory)
+        let albums = try #require(try await rig.waitForNode([0, 1]) { $0?["children"]?[1] != nil })
+        // Alpha's PNG is published as it is; Beta's 3000 px JPEG is over 256 KiB and published scaled down.
+        let expected: [(mimeType: String, width: Int, height: Int)] = [("image/png", 300, 200), ("image/jpeg", 600, 600)]
+        for (index, want) in expected.enumerated() {
+            let artwork = try #require(albums["children"]?[index]?["artwork"], "\(albums.jsonString)")
+            #expect(artwork["mimeType"] == .string(want.mimeType), "\(artwork.jsonString)")
+            #expect(artwork["width"] == .number(Double(want.width)), "\(artwork.jsonString)")
+            #expect(artwork["height"] == .number(Double(want.height)), "\(artwork.jsonString)")
+            let topic = try #require(artwork["topic"]?.stringValue)
+            let picture = try await rig.client.first(timeout: .seconds(30)) { $0.topic == topic }
+            let size = try #require(ImageSize.of(Data(picture.payload)), "\(topic) holds no JPEG or PNG")
+            #expect(size.width == want.width && size.height == want.height, "\(topic) holds \(size)")
+            #expect(ArtworkBlob.sniffMimeType(Data(picture.payload)) == want.mimeType)
+        }
+        // contentItem names the same picture the same way.
+        let tracks = try await rig.request("browse", #"{"id":"alpha","indexPath":[0,1,0]}"#, id: "alpha")
+        let track = try #require(tracks["data"]?["children"]?[0]?["identifier"]?.stringValue)
+        let item = try await rig.request("contentItem", #"{"id":"item","identifier":"\#(track)"}"#, id: "item")
+        #expect(item["data"]?["artwork"] == albums["children"]?[0]?["artwork"], "\(item.jsonString)")
         await rig.stop()
     }
 }

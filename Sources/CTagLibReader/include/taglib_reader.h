@@ -13,9 +13,13 @@ typedef struct MNTagLibTags {
     char *artist;
     char *album;
     char *genre;
+    char *composer;
     int year;
     int track;
+    /// How many tracks and discs the release has; 0 when the tag does not say.
+    int trackCount;
     int disc;
+    int discCount;
     int lengthMilliseconds;
     int sampleRate;
     /// The embedded front cover (else the first picture), malloc'd; NULL when the file has none or it is

@@ -55,9 +55,10 @@ extension CatalogDatabase {
     }
 
     static func insertArtwork(_ blob: ArtworkBlob, in db: Database) throws {
+        let size = ImageSize.of(blob.data)
         try db.execute(
-            sql: "INSERT OR IGNORE INTO artwork (key, mimeType, bytes, createdAt) VALUES (?, ?, ?, ?)",
-            arguments: [blob.key, blob.mimeType, blob.data, Date().timeIntervalSince1970])
+            sql: "INSERT OR IGNORE INTO artwork (key, mimeType, bytes, createdAt, width, height) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [blob.key, blob.mimeType, blob.data, Date().timeIntervalSince1970, size?.width, size?.height])
     }
 
     /// Drops artwork no item references any more.

@@ -26,7 +26,7 @@ extension CatalogDatabase: ContentCatalog {
                 db,
                 sql: """
                     SELECT \(ContentItem.selection) FROM item_search
-                    JOIN item ON item.rowid = item_search.rowid \(ContentItem.progressJoin)
+                    JOIN item ON item.rowid = item_search.rowid \(ContentItem.selectionJoins)
                     WHERE item_search MATCH ? ORDER BY bm25(item_search, 4.0, 2.0, 1.0), item.rowid LIMIT ?
                     """,
                 arguments: [query, max(0, limit)]
@@ -62,7 +62,7 @@ extension CatalogDatabase: ContentCatalog {
 
     static func item(_ identifier: String, in db: Database) throws -> ContentItem? {
         let statement = try db.cachedStatement(
-            sql: "SELECT \(ContentItem.selection) FROM item \(ContentItem.progressJoin) WHERE item.identifier = ?")
+            sql: "SELECT \(ContentItem.selection) FROM item \(ContentItem.selectionJoins) WHERE item.identifier = ?")
         let rows = try Row.fetchCursor(statement, arguments: [identifier])
         guard try rows.next() != nil else { return nil }
         return ContentItem(ColumnReader(statement: statement.sqliteStatement), from: 0)
@@ -80,7 +80,7 @@ extension CatalogDatabase: ContentCatalog {
         SELECT parent.childCount, \(ContentItem.selection) FROM item AS parent
         LEFT JOIN child ON child.parent = parent.identifier AND child.position >= ?2
         LEFT JOIN item ON item.rowid = child.itemRowid
-        \(ContentItem.progressJoin)
+        \(ContentItem.selectionJoins)
         WHERE parent.identifier = ?1 ORDER BY child.position LIMIT ?3
         """
 

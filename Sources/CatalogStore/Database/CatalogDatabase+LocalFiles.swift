@@ -11,14 +11,14 @@ extension CatalogDatabase {
             let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: """
                     SELECT path, size, modified, title, artist, album, genre, year, trackNumber, discNumber, duration,
-                        artworkKey
+                        artworkKey, composer, trackCount, discCount
                     FROM local_file WHERE sourceIdentifier = ?
                     """),
                 arguments: [sourceIdentifier])
             while let row = try rows.next() {
                 let tags = AudioTags(
                     title: row[3], artist: row[4], album: row[5], genre: row[6], year: row[7], trackNumber: row[8],
-                    discNumber: row[9], duration: row[10])
+                    discNumber: row[9], duration: row[10], composer: row[12], trackCount: row[13], discCount: row[14])
                 records[row[0]] = LocalFileRecord(
                     path: row[0], size: row[1], modified: row[2], tags: tags, artworkKey: row[11])
             }
@@ -32,8 +32,8 @@ extension CatalogDatabase {
             db,
             sql: """
                 INSERT INTO local_file (sourceIdentifier, path, size, modified, title, artist, album, genre, year,
-                    trackNumber, discNumber, duration, artworkKey)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    trackNumber, discNumber, duration, artworkKey, composer, trackCount, discCount)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for file in files {
             let tags = file.tags
@@ -50,6 +50,9 @@ extension CatalogDatabase {
             insert.bind(11, tags.discNumber)
             insert.bind(12, tags.duration)
             insert.bind(13, file.artworkKey)
+            insert.bind(14, tags.composer)
+            insert.bind(15, tags.trackCount)
+            insert.bind(16, tags.discCount)
             try insert.run()
         }
     }

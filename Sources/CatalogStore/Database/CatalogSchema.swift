@@ -138,6 +138,8 @@ enum CatalogSchema {
         registerVersion2(in: &migrator)
         registerVersion3(in: &migrator)
         registerRetainedTopics(in: &migrator)
+        registerReleaseTags(in: &migrator)
+        registerArtworkSizes(in: &migrator)
         return migrator
     }
 }

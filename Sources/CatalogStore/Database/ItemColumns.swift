@@ -50,5 +50,8 @@ extension ContentItem {
             let position = PlaybackPosition(elapsed: elapsed, duration: columns.double(c + 24) ?? duration, updatedAt: 0)
             playbackProgress = position.progress
         }
+        if let mimeType = columns.string(c + 25), let width = columns.int(c + 26), let height = columns.int(c + 27) {
+            artworkFormat = ArtworkFormat(mimeType: mimeType, width: width, height: height)
+        }
     }
 }

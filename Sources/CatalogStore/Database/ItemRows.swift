@@ -9,11 +9,14 @@ extension ContentItem {
         item.isPlayable, item.isStreamingContent, item.isExplicitContent, item.displaysPlaybackProgress, item.uri,
         item.artist, item.albumTitle, item.duration, item.trackNumber, item.trackCount, item.discNumber,
         item.discCount, item.genre, item.releaseDate, item.composer, item.summary, item.containerIdentifier,
-        progress.elapsed, progress.duration
+        progress.elapsed, progress.duration, picture.mimeType, picture.width, picture.height
         """
 
-    /// The joins `selection` needs after `FROM item`.
-    static let progressJoin = "LEFT JOIN playback_position AS progress ON progress.identifier = item.identifier"
+    /// The joins `selection` needs after `FROM item`: the saved position, and the artwork's type and size.
+    static let selectionJoins = """
+        LEFT JOIN playback_position AS progress ON progress.identifier = item.identifier
+        LEFT JOIN artwork AS picture ON picture.key = item.artworkKey
+        """
 
     init(itemRow row: Row) {
         self.init(
@@ -25,6 +28,9 @@ extension ContentItem {
         if let elapsed: Double = row[23] {
             let position = PlaybackPosition(elapsed: elapsed, duration: row[24] ?? duration, updatedAt: 0)
             playbackProgress = position.progress
+        }
+        if let mimeType: String = row[25], let width: Int = row[26], let height: Int = row[27] {
+            artworkFormat = ArtworkFormat(mimeType: mimeType, width: width, height: height)
         }
     }
 

@@ -53,6 +53,9 @@ public enum DiscovererTagReader {
         result.genre = string(list, GST_TAG_GENRE)
         result.trackNumber = number(list, GST_TAG_TRACK_NUMBER)
         result.discNumber = number(list, GST_TAG_ALBUM_VOLUME_NUMBER)
+        result.composer = string(list, GST_TAG_COMPOSER)
+        result.trackCount = number(list, GST_TAG_TRACK_COUNT)
+        result.discCount = number(list, GST_TAG_ALBUM_VOLUME_COUNT)
         var dateTime: OpaquePointer?
         if gst_tag_list_get_date_time(list, GST_TAG_DATE_TIME, &dateTime) != 0, let dateTime {
             let year = Int(gst_date_time_get_year(dateTime))

@@ -56,6 +56,9 @@ struct LibraryTreeBuilder {
         }
 
         var snapshot = CatalogSnapshot()
+        // No music, no folders: the Library section is left empty, so it shows its one status item (S25)
+        // instead of four empty lists.
+        guard !albums.isEmpty else { return snapshot }
         let sections = ["artists": "Artists", "albums": "Albums", "songs": "Songs", "genres": "Genres"]
         for key in ["artists", "albums", "songs", "genres"] {
             snapshot.add(.container("\(sid):\(key)", title: sections[key]!))
@@ -88,8 +91,10 @@ struct LibraryTreeBuilder {
                     artworkKey: track.record.artworkKey ?? album.artworkKey, isPlayable: true,
                     uri: URL(fileURLWithPath: track.record.path).absoluteString, artist: track.artist,
                     albumTitle: album.title, duration: tags.duration, trackNumber: tags.trackNumber,
-                    trackCount: album.tracks.count, discNumber: tags.discNumber, genre: tags.genre, releaseDate: tags.year.map(String.init),
-                    containerIdentifier: album.identifier)
+                    // The tag's count describes the release; the folder may hold only some of its tracks.
+                    trackCount: tags.trackCount ?? album.tracks.count, discNumber: tags.discNumber,
+                    discCount: tags.discCount, genre: tags.genre, releaseDate: tags.year.map(String.init),
+                    composer: tags.composer, containerIdentifier: album.identifier)
                 snapshot.add(item, under: album.identifier)
                 allTracks.append((track, item, album))
             }

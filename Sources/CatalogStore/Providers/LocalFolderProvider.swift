@@ -103,8 +103,7 @@ public struct LocalFolderProvider: CatalogProvider {
             return (record, artwork)
         }
         // A cover file that is not a JPEG or PNG is no cover: the tree must not name a picture it cannot show.
-        guard let data = FileManager.default.contents(atPath: path), ArtworkDownloader.isPicture(data) else { return nil }
-        let blob = ArtworkBlob(data: data)
+        guard let data = FileManager.default.contents(atPath: path), let blob = ArtworkBlob.publishable(data) else { return nil }
         let record = LocalFileRecord(
             path: path, size: candidate.size, modified: candidate.modified, artworkKey: blob.key)
         return (record, blob)

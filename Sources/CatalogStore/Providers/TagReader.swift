@@ -19,17 +19,13 @@ public enum TagReader {
             title: string(raw.title), artist: string(raw.artist), album: string(raw.album),
             genre: string(raw.genre), year: positive(raw.year), trackNumber: positive(raw.track),
             discNumber: positive(raw.disc),
-            duration: raw.lengthMilliseconds > 0 ? Double(raw.lengthMilliseconds) / 1000 : nil)
+            duration: raw.lengthMilliseconds > 0 ? Double(raw.lengthMilliseconds) / 1000 : nil,
+            composer: string(raw.composer), trackCount: positive(raw.trackCount), discCount: positive(raw.discCount))
         guard let bytes = raw.picture, raw.pictureSize > 0 else { return (tags, nil) }
         // The bytes were malloc'd for us: Data takes them over instead of copying up to 8 MiB again.
         raw.picture = nil
         let data = Data(bytesNoCopy: bytes, count: Int(raw.pictureSize), deallocator: .free)
-        return (tags, isPublishableImage(data) ? ArtworkBlob(data: data) : nil)
-    }
-
-    /// JPEG or PNG by their magic bytes; the declared MIME type of embedded pictures is often wrong.
-    static func isPublishableImage(_ data: Data) -> Bool {
-        data.starts(with: [0xFF, 0xD8, 0xFF]) || data.starts(with: [0x89, 0x50, 0x4E, 0x47])
+        return (tags, ArtworkBlob.publishable(data))
     }
 
     private static func string(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {

@@ -1,0 +1,42 @@
+import Foundation
+import MediaNodeTesting
+import Testing
+
+/// The bench's figures, as someone tuning the node reads them: a line must be able to move.
+@Suite("Bench commands print figures that measure something", .serialized)
+struct BenchCommandTests {
+    /// The built `medianode-bench`, beside `medianode`.
+    static var benchPath: String {
+        URL(fileURLWithPath: NodeProcess.binaryPath).deletingLastPathComponent().appendingPathComponent("medianode-bench").path
+    }
+
+    static func run(_ arguments: [String]) throws -> String {
+        let (status, output) = try ToolRun.capture(benchPath, arguments)
+        guard status == 0 else { throw RigSetupError("medianode-bench \(arguments.joined(separator: " ")) exited \(status): \(output)") }
+        return output
+    }
+
+    @Test("command-effect prints no figure that is always 0 and no ratio that is nan")
+    func commandEffectFiguresMove() throws {
+        let output = try Self.run(["command-effect", "--repetitions", "3", "--format", "wav"])
+        let ratios = output.split(separator: "\n").filter { $0.contains("ratio") }
+        #expect(!ratios.isEmpty, "\(output)")
+        #expect(ratios.allSatisfy { !$0.contains("nan") && !$0.contains("inf") }, "\(ratios)")
+        #expect(!output.contains("last buffer rendered after publish"), "\(output)")
+        // Every effect that is printed was seen in every cycle, and took time.
+        for line in output.split(separator: "\n") where line.contains("n=") && line.contains("p50") {
+            let fields = line.split(separator: " ")
+            let p50 = fields.firstIndex(of: "p50").flatMap { Double(fields[$0 + 1]) }
+            #expect((p50 ?? 0) > 0, "a figure of 0: \(line)")
+        }
+    }
+
+    @Test("tree-traffic prints the content tree's messages and bytes per minute for music and podcast; music's is 0")
+    func treeTraffic() throws {
+        let output = try Self.run(["tree-traffic", "--seconds", "4", "--progress-interval", "0.5", "--episodes", "5"])
+        let lines = output.split(separator: "\n").map(String.init)
+        let music = try #require(lines.first { $0.contains("music (album track)") }, "\(output)")
+        #expect(lines.contains { $0.contains("podcast (episode)") && $0.contains("messages/min") }, "\(output)")
+        #expect(music.contains(" 0.0 messages/min,") && music.contains(" 0 bytes/min"), "\(output)")
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import MQTTTransport
+import MediaJSON
+import MediaNode
+import MediaNodeTesting
+import Testing
+
+/// What a dashboard subscribed to the whole tree receives while music or a podcast plays steadily: the
+/// position is saved every half second here (every 10 s by default), yet the tree stays quiet.
+@Suite("The content tree is quiet during steady playback", .serialized)
+struct TreeTrafficTests {
+    /// A feed of one episode, `seconds` long, served from a file.
+    static func podcast(in directory: URL, seconds: Double) throws -> URL {
+        let episode = try AudioFixtures.writeTone(
+            ToneTrack(fileName: "episode.ogg", frequency: 550, seconds: seconds, title: "Episode"), in: directory)
+        let feed = directory.appendingPathComponent("feed.xml")
+        try """
+            <rss version="2.0"><channel><title>Quiet Show</title><item><guid>ep1</guid><title>Episode One</title>\
+            <enclosure url="\(episode.absoluteString)" type="audio/ogg"/></item></channel></rss>
+            """.write(to: feed, atomically: true, encoding: .utf8)
+        return feed
+    }
+
+    static func treeMessages(_ rig: ContentRig) async -> [MQTTMessage] {
+        let tree = rig.topics.contentTree
+        return await rig.client.received.filter { $0.topic == tree || $0.topic.hasPrefix(tree + "/") }
+    }
+
+    @Test("music: playing and pausing an album track publishes nothing on the tree")
+    func musicIsSilent() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("traffic-music")
+        _ = try ContentRig.makeLibrary(in: directory, seconds: 20)
+        let rig = try await ContentRig.start(directory: directory)
+        // Songs ([0, 2]) lists the track, and is published at start.
+        _ = try await rig.waitForNode([0, 2]) { $0?["children"]?[0] != nil }
+        #expect(try await rig.request("playItem", #"{"id":"p","indexPath":[0,1,0,0]}"#, id: "p")["status"] == "success")
+        try await Task.sleep(for: .seconds(1))
+        let before = await Self.treeMessages(rig).count
+        try await Task.sleep(for: .seconds(4))
+        #expect(try await rig.request("pause", #"{"id":"pause"}"#, id: "pause")["status"] == "success")
+        try await Task.sleep(for: .seconds(1))
+        let during = await Self.treeMessages(rig).dropFirst(before)
+        #expect(during.isEmpty, "the tree got \(during.count) messages: \(during.map(\.topic))")
+        await rig.stop()
+    }
+
+    @Test("podcast: no update while the position moves less than a minute; pause republishes the feed once with the new progress")
+    func podcastUpdatesOnPause() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("traffic-podcast")
+        let feed = try Self.podcast(in: directory, seconds: 30)
+        let rig = try await ContentRig.start(directory: directory, withLibrary: false, remoteCatalogs: [feed.path])
+        // Podcasts > Quiet Show, published at start with its episode.
+        let show = try await rig.waitForNode([0, 0]) { $0?["children"]?[0] != nil }
+        #expect(show?["displaysPlaybackProgress"] == true)
+        #expect(try await rig.request("playItem", #"{"id":"p","indexPath":[0,0,0]}"#, id: "p")["status"] == "success")
+        try await Task.sleep(for: .seconds(1))
+        let before = await Self.treeMessages(rig).count
+        try await Task.sleep(for: .seconds(4))
+        let playing = await Self.treeMessages(rig).dropFirst(before)
+        #expect(playing.isEmpty, "the tree got \(playing.count) messages while playing: \(playing.map(\.topic))")
+        #expect(try await rig.request("pause", #"{"id":"pause"}"#, id: "pause")["status"] == "success")
+        let paused = try await rig.waitForNode([0, 0]) { ($0?["children"]?[0]?["playbackProgress"]?.numberValue ?? -1) > 0.1 }
+        try await Task.sleep(for: .seconds(1))
+        let after = await Self.treeMessages(rig).dropFirst(before)
+        #expect(after.map(\.topic) == [rig.topics.contentTree([0, 0])], "\(after.map(\.topic))")
+        #expect(paused?["children"]?[0]?["playbackProgress"]?.numberValue ?? 0 < 0.5)
+        await rig.stop()
+    }
+
+    @Test("podcast: while playing, the feed is republished only when its progress moved by the step, never on every save")
+    func podcastUpdatesByStep() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("traffic-step")
+        let feed = try Self.podcast(in: directory, seconds: 40)
+        // A 2 s step stands in for the minute, so the test needs seconds, not minutes.
+        let settings = ContentSettings(progressInterval: .milliseconds(500), progressStep: .seconds(2))
+        let rig = try await ContentRig.start(
+            directory: directory, withLibrary: false, remoteCatalogs: [feed.path], content: settings)
+        _ = try await rig.waitForNode([0, 0]) { $0?["children"]?[0] != nil }
+        let before = await Self.treeMessages(rig).count
+        #expect(try await rig.request("playItem", #"{"id":"p","indexPath":[0,0,0]}"#, id: "p")["status"] == "success")
+        try await Task.sleep(for: .seconds(7))
+        let updates = await Self.treeMessages(rig).dropFirst(before)
+        let progress = updates.compactMap { try? JSONValue(parsing: $0.payload)["children"]?[0]?["playbackProgress"]?.numberValue }
+        // About one update per 2 s of playback (saves come every 0.5 s): at least one, at most four in 7 s.
+        #expect((1...4).contains(updates.count), "\(updates.count) updates, progress \(progress)")
+        #expect(Set(updates.map(\.topic)) == [rig.topics.contentTree([0, 0])])
+        #expect(progress == progress.sorted() && zip(progress, progress.dropFirst()).allSatisfy { $1 - $0 >= 0.04 },
+                "each update moved by 2 s of 40: \(progress)")
+        await rig.stop()
+    }
+}
