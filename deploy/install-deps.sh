@@ -20,6 +20,8 @@ packages=(
   libgdk-pixbuf-2.0-dev
   # The fault-injecting HTTP server of the catalog tests
   python3
+  # Fault tests: throwaway TLS certificates for the broker example, immutable files (chattr)
+  openssl e2fsprogs
 )
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q

@@ -21,14 +21,26 @@ public struct ArtworkProcessor: Sendable {
     public var maximumDimension: Int
     public var maximumBytes: Int
 
-    public init(maximumDimension: Int = 600, maximumBytes: Int = 256 * 1024) {
+    /// The most pixels a picture may have to be decoded at all: a few hundred bytes of PNG can declare
+    /// 30,000 x 30,000 pixels, gigabytes once decoded. 36 million (6,000 x 6,000) is more than any cover.
+    public var maximumPixels: Int
+
+    public init(maximumDimension: Int = 600, maximumBytes: Int = 256 * 1024, maximumPixels: Int = 36_000_000) {
         self.maximumDimension = max(16, maximumDimension)
         self.maximumBytes = max(4096, maximumBytes)
+        self.maximumPixels = max(1, maximumPixels)
+    }
+
+    /// The picture's width and height from its header, without decoding it; nil when it cannot be read.
+    public static func dimensions(of data: [UInt8]) -> (width: Int, height: Int)? {
+        let check = SizeCheck(maximumPixels: 0)
+        _ = try? load(data, check: check)
+        return check.width > 0 && check.height > 0 ? (check.width, check.height) : nil
     }
 
     public func process(_ data: [UInt8]) throws(ArtworkError) -> ProcessedArtwork {
         guard !data.isEmpty else { throw ArtworkError(message: "empty image") }
-        let decoded = try Self.decode(data)
+        let decoded = try Self.decode(data, maximumPixels: maximumPixels)
         defer { mn_pixbuf_unref(decoded) }
         // Pictures from phones carry their rotation in EXIF; a head unit would show them on their side.
         let upright = gdk_pixbuf_apply_embedded_orientation(decoded) ?? decoded
@@ -56,9 +68,44 @@ public struct ArtworkProcessor: Sendable {
         }
     }
 
-    private static func decode(_ data: [UInt8]) throws(ArtworkError) -> OpaquePointer {
+    private static func decode(_ data: [UInt8], maximumPixels: Int) throws(ArtworkError) -> OpaquePointer {
+        let check = SizeCheck(maximumPixels: maximumPixels)
+        do {
+            return try load(data, check: check)
+        } catch {
+            if check.refused {
+                throw ArtworkError(message: "picture of \(check.width) x \(check.height) pixels refused without decoding "
+                                   + "(more than \(maximumPixels / 1_000_000) million pixels)")
+            }
+            throw error
+        }
+    }
+
+    /// What the loader's "size-prepared" handler sees and decides.
+    final class SizeCheck {
+        let maximumPixels: Int
+        var width = 0
+        var height = 0
+        var refused = false
+        init(maximumPixels: Int) { self.maximumPixels = maximumPixels }
+    }
+
+    private static func load(_ data: [UInt8], check: SizeCheck) throws(ArtworkError) -> OpaquePointer {
         let loader = gdk_pixbuf_loader_new()
         defer { mn_loader_unref(loader) }
+        let context = Unmanaged.passRetained(check)
+        defer { context.release() }
+        mn_loader_on_size_prepared(loader, { loader, width, height, context in
+            guard let context else { return }
+            let check = Unmanaged<SizeCheck>.fromOpaque(context).takeUnretainedValue()
+            check.width = Int(width)
+            check.height = Int(height)
+            if check.width * check.height > check.maximumPixels {
+                check.refused = true
+                // A size of zero makes every gdk-pixbuf loader stop before it allocates the picture.
+                gdk_pixbuf_loader_set_size(loader, 0, 0)
+            }
+        }, context.toOpaque())
         var error: UnsafeMutablePointer<GError>?
         let wrote = data.withUnsafeBufferPointer { gdk_pixbuf_loader_write(loader, $0.baseAddress, gsize($0.count), &error) }
         var closeError: UnsafeMutablePointer<GError>?

@@ -20,4 +20,11 @@ static inline gboolean mn_pixbuf_save_jpeg(GdkPixbuf *pixbuf, gchar **buffer, gs
     char *values[] = {text, NULL};
     return gdk_pixbuf_save_to_bufferv(pixbuf, buffer, size, "jpeg", keys, values, error);
 }
+/// A "size-prepared" handler: the loader knows the picture's size and has not allocated it yet.
+typedef void (*mn_size_prepared_func)(GdkPixbufLoader *loader, int width, int height, void *context);
+
+/// Wrapper for g_signal_connect on a loader's "size-prepared", a macro Swift cannot import.
+static inline void mn_loader_on_size_prepared(GdkPixbufLoader *loader, mn_size_prepared_func func, void *context) {
+    g_signal_connect(loader, "size-prepared", G_CALLBACK(func), context);
+}
 #endif

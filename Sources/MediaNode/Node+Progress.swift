@@ -47,8 +47,16 @@ extension Node {
             try await catalog.savePlaybackPosition(position, for: identifier)
             if whilePlaying, !(await content.movedVisibly(identifier, to: position)) { return }
             content.markProgress(identifier)
+            if progressSaveFailures.succeeded() {
+                logger.notice("saving positions again: the position of \(identifier) is saved")
+            }
         } catch {
-            logger.warning("could not save the position of \(identifier): \(error)")
+            // A full disk fails every save until space comes back: said once when it starts, once when it ends.
+            if progressSaveFailures.failed() {
+                let retry = content.settings.progressInterval
+                logger.warning(
+                    "could not save the position of \(identifier): \(error); playback goes on, saves are retried every \(retry) and logged again once one works")
+            }
         }
     }
 }

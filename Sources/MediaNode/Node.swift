@@ -36,6 +36,8 @@ public final class Node: Sendable {
     let initialStatePublished = Latch()
     /// Publishes the pictures the published tree names.
     let treeArtwork: TreeArtworkPublisher
+    /// Whether saving positions fails now (a full or read-only disk), so it is logged once, not each time.
+    let progressSaveFailures = FailureEpisode()
 
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.

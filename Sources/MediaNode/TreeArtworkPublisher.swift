@@ -85,7 +85,12 @@ final class TreeArtworkPublisher: Sendable {
         }
         let bytes = [UInt8](blob.data)
         let isJPEGOrPNG = bytes.starts(with: [0xFF, 0xD8, 0xFF]) || bytes.starts(with: [0x89, 0x50, 0x4E, 0x47])
-        if isJPEGOrPNG && bytes.count <= Self.maximumBytes { return bytes }
+        // Passed on as it is only when a head unit can show it as it is: small in bytes and in pixels (a
+        // small PNG can still declare 30,000 x 30,000 pixels).
+        if isJPEGOrPNG && bytes.count <= Self.maximumBytes,
+           let size = ArtworkProcessor.dimensions(of: bytes), max(size.width, size.height) <= processor.maximumDimension {
+            return bytes
+        }
         let processor = self.processor
         let scaled: Result<ProcessedArtwork, ArtworkError> = await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {

@@ -14,6 +14,10 @@ public final class FaultHTTPServer: @unchecked Sendable {
         /// Send the body `chunk` bytes at a time, `seconds` apart.
         case drip(seconds: Double, chunk: Int)
         case redirect(to: String)
+        /// 200 with no Content-Length, then `chunk` (an RSS item when nil) again and again until the client goes.
+        case endless(chunk: String?)
+        /// Declare this Content-Length, then send RSS items again and again until the client goes.
+        case contentLength(Int)
 
         var json: [String: Any] {
             switch self {
@@ -23,6 +27,8 @@ public final class FaultHTTPServer: @unchecked Sendable {
             case .truncate: ["kind": "truncate"]
             case let .drip(seconds, chunk): ["kind": "drip", "seconds": seconds, "chunk": chunk]
             case let .redirect(path): ["kind": "redirect", "to": path]
+            case let .endless(chunk): ["kind": "endless", "chunk": chunk ?? ""]
+            case let .contentLength(bytes): ["kind": "length", "bytes": bytes]
             }
         }
     }
@@ -51,6 +57,14 @@ public final class FaultHTTPServer: @unchecked Sendable {
         if let etag { command["etag"] = etag }
         if let lastModified { command["lastModified"] = lastModified }
         _ = send(command)
+    }
+
+    /// Serves `head`, then `item` `count` times with `{n}` replaced by 0, 1, ..., then `tail`: a body built by
+    /// the server, too large to pass over the command pipe.
+    public func putGenerated(_ path: String, head: String, item: String, count: Int, tail: String,
+                             contentType: String = "application/octet-stream") {
+        _ = send(["op": "put", "path": path, "contentType": contentType,
+                  "generate": ["head": head, "item": item, "count": count, "tail": tail]])
     }
 
     /// Serves binary bytes (artwork) at `path`.

@@ -17,23 +17,32 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// - Parameters:
     ///   - extraConfiguration: lines appended to the generated mosquitto.conf (password files, ACLs).
     ///   - startNow: false to pick the port and write the config but start later (a broker that is down).
-    public init(extraConfiguration: [String] = [], startNow: Bool = true) throws {
+    public convenience init(extraConfiguration: [String] = [], startNow: Bool = true) throws {
+        try self.init(startNow: startNow) { port, _ in
+            [
+                "listener \(port) 127.0.0.1",
+                "allow_anonymous true",
+                "set_tcp_nodelay true",
+                "persistence false",
+                // A QoS 1 subscriber to the whole retained tree must not lose messages (the default drops past 1000).
+                "max_queued_messages 1000000",
+            ] + extraConfiguration
+        }
+    }
+
+    /// A broker configured by `makeConfiguration(port, directory)` alone (listeners, security, persistence),
+    /// with only the log settings added: for running an example configuration such as deploy/'s.
+    public init(startNow: Bool = true, configuration makeConfiguration: (_ port: Int, _ directory: URL) throws -> [String]) throws {
         port = try Self.freePort()
         directory = try AudioFixtures.makeTemporaryDirectory("broker")
         // mosquitto started as root drops to its own user, which must still be able to write its log here.
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
-        let configuration = [
-            "listener \(port) 127.0.0.1",
-            "allow_anonymous true",
-            "set_tcp_nodelay true",
-            "persistence false",
-            // A QoS 1 subscriber to the whole retained tree must not lose messages (the default drops past 1000).
-            "max_queued_messages 1000000",
+        let configuration = try makeConfiguration(port, directory) + [
             "log_dest file \(directory.appendingPathComponent("mosquitto.log").path)",
             "log_type error",
             "log_type warning",
             "log_type notice",
-        ] + extraConfiguration
+        ]
         try configuration.joined(separator: "\n").appending("\n")
             .write(to: configurationFile, atomically: true, encoding: .utf8)
         if startNow { try start() }

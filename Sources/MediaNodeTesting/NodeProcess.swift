@@ -39,6 +39,18 @@ public final class NodeProcess: @unchecked Sendable {
 
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
+    /// Resident memory now and at its peak (VmRSS, VmHWM), in KiB, while the process runs.
+    public var memory: (residentKiB: Int, peakKiB: Int)? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        else { return nil }
+        func field(_ name: String) -> Int? {
+            status.split(separator: "\n").first { $0.hasPrefix(name + ":") }
+                .flatMap { Int($0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ")[0]) }
+        }
+        guard let resident = field("VmRSS"), let peak = field("VmHWM") else { return nil }
+        return (resident, peak)
+    }
+
     public func signal(_ number: Int32) { Glibc.kill(process.processIdentifier, number) }
 
     /// Waits for the process to exit and returns its status, or nil if it is still running after `timeout`.

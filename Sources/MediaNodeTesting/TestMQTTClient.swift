@@ -11,9 +11,9 @@ public actor TestMQTTClient {
     private var pump: Task<Void, Never>?
 
     public init(brokerURL: String, clientID: String = "test-\(UUID().uuidString.prefix(8))",
-                version: MQTTProtocolVersion = .v5) throws {
+                version: MQTTProtocolVersion = .v5, tls: MQTTTLSConfiguration = .init()) throws {
         let configuration = MQTTConfiguration(
-            broker: try BrokerURL(parsing: brokerURL), clientID: clientID, protocolVersion: version,
+            broker: try BrokerURL(parsing: brokerURL), clientID: clientID, protocolVersion: version, tls: tls,
             reconnectDelay: (0, 1))
         client = try MQTTClient(configuration: configuration)
     }

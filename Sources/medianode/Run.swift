@@ -153,10 +153,22 @@ struct Run: AsyncParsableCommand {
 
     /// Opens (creating, or rebuilding when corrupt) the catalog cache. The full integrity check of a large
     /// cache takes longer than the whole start should, so the catalog service runs it once the node is up.
+    ///
+    /// A file it cannot write stops the start with one line saying so: running on would fail every save
+    /// later, and an operator reads the first line of a failed start, not a stream of SQLite errors.
     func openCatalog(at path: String, logger: Logger) throws -> CatalogDatabase {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return try CatalogDatabase(path: path, integrityCheck: .deferred, logger: Logger(label: "medianode.catalog"))
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CatalogFileProblem(path: path, reason: "its folder cannot be created (\(error.localizedDescription))")
+        }
+        try CatalogDatabase.checkWritable(path: path)
+        do {
+            return try CatalogDatabase(path: path, integrityCheck: .deferred, logger: Logger(label: "medianode.catalog"))
+        } catch {
+            throw CatalogFileProblem(path: path, reason: "\(error)")
+        }
     }
 
     static var defaultDatabasePath: String {

@@ -11,6 +11,10 @@ each with one JSON line on standard output:
       stall (seconds): accept and say nothing        reset: close with RST before answering
       status (code): answer with that status         truncate: declare the full length, send half, close
       drip (seconds, chunk): send the body slowly    redirect (to): 302 to another path
+      endless (chunk): 200 with no length, then the chunk again and again until the client goes
+      length (bytes): declare that Content-Length, then send the body again and again until the client goes
+  {"op": "put", "path": ..., "generate": {"head": "...", "item": "...{n}...", "count": 1000000, "tail": "..."}}
+                                                    serve a body built here (too large to pass as a command)
   {"op": "log"}                                     the requests so far: path, headers, status answered
   {"op": "quit"}
 """
@@ -61,6 +65,22 @@ class Handler(BaseHTTPRequestHandler):
             return
         if kind == "redirect":
             self.answer(302, b"", {"Location": fault["to"]})
+            return
+        if kind in ("endless", "length"):
+            self.record(200)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/rss+xml")
+            if kind == "length":
+                self.send_header("Content-Length", str(fault["bytes"]))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            chunk = (fault.get("chunk") or "<item><title>again</title></item>\n").encode("utf-8") * 256
+            try:
+                while True:
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+            self.close_connection = True
             return
         if resource is None:
             self.answer(404, b"not found\n", {"Content-Type": "text/plain"})
@@ -124,6 +144,10 @@ class Handler(BaseHTTPRequestHandler):
 
 def apply(op, command):
     if op == "put":
+        if "generate" in command:
+            spec = command.pop("generate")
+            item = spec["item"]
+            command["body"] = spec["head"] + "".join(item.replace("{n}", str(n)) for n in range(spec["count"])) + spec["tail"]
         resources[command["path"]] = command
     elif op == "faults":
         faults.setdefault(command["path"], []).extend(command["faults"])

@@ -197,17 +197,6 @@ actor ReplyLedger {
     }
 }
 
-extension NodeProcess {
-    /// The process's resident set (VmRSS), in MiB.
-    var residentMiB: Double? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Double(line.split(separator: " ")[1])
-        else { return nil }
-        return kilobytes / 1024
-    }
-}
-
 enum SQLiteShell {
     /// `pragma integrity_check` through the sqlite3 shell: "ok" for a sound file.
     static func integrityCheck(_ path: String) throws -> String {

@@ -44,13 +44,13 @@ final class HostileInputTests {
         let warmup = min(from + 300, from + (count - from) / 5)
         let clock = ContinuousClock()
         try await rig.send(stream, indices: from..<warmup)
-        let rssBefore = rig.node.residentMiB
+        let rssBefore = rig.node.memory.map { Double($0.residentKiB) / 1024 }
         let started = clock.now
         try await rig.send(stream, indices: warmup..<count)
         let seconds = (clock.now - started) / .seconds(1)
         // Late or duplicate replies would arrive now.
         try await Task.sleep(for: .seconds(2))
-        let rssAfter = rig.node.residentMiB
+        let rssAfter = rig.node.memory.map { Double($0.residentKiB) / 1024 }
         let ledger = rig.ledger
         let failures = await ledger.failures
         let results = await ledger.resultCount

@@ -8,6 +8,10 @@ import FoundationXML
 /// progress), its episodes items newest first. Tolerant of what real feeds do: CDATA, HTML in text,
 /// missing fields, relative links, durations in any of the itunes forms.
 public struct PodcastFeedParser: CatalogParser {
+    /// More episodes than any real feed carries (the longest-running shows have a few thousand): a feed
+    /// over it is broken or hostile, and importing it would cost the vehicle minutes and gigabytes.
+    public static let maximumItems = 50_000
+
     public init() {}
 
     public func parse(_ data: Data, baseURL: URL?, source: CatalogSource) throws -> CatalogSnapshot {
@@ -15,7 +19,11 @@ public struct PodcastFeedParser: CatalogParser {
         let parser = XMLParser(data: data)
         parser.delegate = reader
         parser.shouldResolveExternalEntities = false
-        guard parser.parse() else {
+        let parsed = parser.parse()
+        if reader.tooManyItems {
+            throw CatalogParseError("podcast feed has more than \(Self.maximumItems) items; refused")
+        }
+        guard parsed else {
             let detail = parser.parserError.map { "\($0)" } ?? "unknown error"
             throw CatalogParseError("podcast feed is not well-formed XML (line \(parser.lineNumber)): \(detail)")
         }
@@ -117,6 +125,7 @@ final class RSSReader: NSObject, XMLParserDelegate {
     private(set) var items: [[String: String]] = []
     private(set) var sawChannel = false
     private(set) var closedChannel = false
+    private(set) var tooManyItems = false
     private var stack: [String] = []
     private var text = ""
     private var current: [String: String]?
@@ -140,6 +149,10 @@ final class RSSReader: NSObject, XMLParserDelegate {
         if name == "item", let item = current {
             items.append(item)
             current = nil
+            if items.count > PodcastFeedParser.maximumItems {
+                tooManyItems = true
+                parser.abortParsing()
+            }
         } else if let key = key(for: stack) {
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if !value.isEmpty { record(key, value) }

@@ -83,7 +83,16 @@ public final class HTTPCatalogFetcher: CatalogFetcher {
         let watchdog = Task { [limits] in
             let started = ContinuousClock.now
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(50))
+                try? await Task.sleep(for: .milliseconds(10))
+                // URLSession on Linux queues every chunk libcurl reads for the delegate, faster than the
+                // delegate runs: on a fast link a flood is gigabytes in that queue before the delegate's own
+                // count reaches the cap. The task's byte counts are kept on the network side, ahead of it.
+                let received = max(task.countOfBytesReceived, task.countOfBytesExpectedToReceive)
+                if received > Int64(transfer.maxBodyBytes) {
+                    transfer.fail(.bodyTooLarge(Int(received)))
+                    task.cancel()
+                    return
+                }
                 let now = ContinuousClock.now
                 let overdue: Bool = transfer.state.withLock { state in
                     if now - started > request.timeout { return true }
@@ -234,12 +243,16 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let transfer = transfer(dataTask) else { return }
         let size = transfer.state.withLock { state -> Int in
+            // Chunks still queued when the transfer was given up are dropped, not kept.
+            guard !state.cancelled else { return 0 }
             state.body.append(data)
             state.lastProgress = .now
             return state.body.count
         }
-        if size > transfer.maxBodyBytes {
-            transfer.fail(.bodyTooLarge(size))
+        // The task's own count runs ahead of what this queue has seen (see the watchdog in `fetch`).
+        let received = max(size, Int(dataTask.countOfBytesReceived))
+        if received > transfer.maxBodyBytes {
+            transfer.fail(.bodyTooLarge(received))
             dataTask.cancel()
         }
     }

@@ -1,0 +1,142 @@
+import CatalogStore
+import Foundation
+import MediaJSON
+import MediaNodeTesting
+import Playback
+import Testing
+
+// Nested in the serialized parent of the audio suites: this one restarts nodes and imports catalogs,
+// load that would otherwise upset their timing checks, and theirs this one's.
+extension RealEngineCommandTests {
+    /// A car's power is cut at any moment: whatever the node was writing (a catalog refresh, a library scan,
+    /// a position save), the next start must find an intact cache, show it at once, and resume close to where
+    /// the listener was.
+    @Suite("The node killed with SIGKILL at random moments while it writes", .serialized)
+    struct NodeKillTests {
+        /// How many kills: `MEDIANODE_NODE_KILLS`, default 20.
+        static var kills: Int { ProcessInfo.processInfo.environment["MEDIANODE_NODE_KILLS"].flatMap(Int.init) ?? 20 }
+        static let progressInterval = 1.0
+        static let catalogItems = 10_000
+        /// How far the position read from now playing (elapsed, plus wall time since its timestamp) may run
+        /// ahead of the audio on a loaded machine, where the pipeline falls behind the wall clock.
+        static let measurementSlack = 0.75
+
+        /// The remote catalog, its album and track titles marked with `generation` so a mix of two refreshes shows.
+        static func catalog(generation: Int) -> String {
+            String(decoding: SyntheticCatalog.json(items: catalogItems), as: UTF8.self)
+                .replacingOccurrences(of: "\"Track ", with: "\"Track g\(generation) ")
+                .replacingOccurrences(of: "\"Album ", with: "\"Album g\(generation) ")
+        }
+
+        @Test("killed 20 times during refreshes, scans and saves: intact every time, the tree back from the cache, no position older than one interval")
+        func survivesKills() async throws {
+            let directory = try AudioFixtures.makeTemporaryDirectory("node-kills")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let library = directory.appendingPathComponent("music")
+            let track = try AudioFixtures.writeTone(
+                AudioFixtures.album(count: 1, seconds: 90, album: "Kills", artist: "Power Cut")[0], in: library)
+            let database = directory.appendingPathComponent("catalog.sqlite").path
+            let server = try FaultHTTPServer()
+            defer { server.stop() }
+            let broker = try MosquittoBroker()
+            defer { broker.stop() }
+            let prefix = "medianode/kill"
+            let arguments = [
+                "--broker", broker.url, "--node-id", "kill", "--audio-sink", "fake", "--library", library.path,
+                "--catalog", server.url("/catalog.json").absoluteString, "--database", database,
+                "--progress-interval", "\(Self.progressInterval)", "--catalog-refresh", "1", "--library-rescan", "1"]
+
+            var random = SeededGenerator(seed: 2323)
+            var cachedGeneration: Int?
+            var worstLoss = 0.0, worstDuringRefresh = 0.0, fromCache = 0, checkedStarts = 0, midRefresh = 0, played = 0
+            for round in 1...Self.kills {
+                // Work for the node: a new catalog generation to import, a new file to scan.
+                server.put("/catalog.json", body: Self.catalog(generation: round), contentType: "application/json")
+                try FileManager.default.copyItem(at: track, to: library.appendingPathComponent("copy-\(round).ogg"))
+                let watcher = try await ConnectedClient(broker: broker, subscribing: "\(prefix)/#")
+                // What the broker kept from the last life has arrived by now: from here on, all is this life's.
+                await watcher.client.clear()
+                let node = try NodeProcess(arguments: arguments)
+                defer { node.signal(SIGKILL) }
+                _ = try await watcher.client.first(timeout: .seconds(60)) {
+                    $0.topic == "\(prefix)/status" && String(decoding: $0.payload, as: UTF8.self) == "online"
+                }
+                // The kill comes at a random moment from here: often inside the refresh of the new generation.
+                let killAt = ContinuousClock.now + .milliseconds(Int.random(in: 200...3000, using: &random))
+                if let cachedGeneration {
+                    let albums = try await firstSection(watcher: watcher, prefix: prefix)
+                    #expect(albums == cachedGeneration, "round \(round): the tree at start showed generation \(albums.map(String.init) ?? "none"), the cache held \(cachedGeneration)")
+                    checkedStarts += 1
+                    if albums == cachedGeneration { fromCache += 1 }
+                }
+                _ = try await watcher.client.first(timeout: .seconds(60)) { message in
+                    message.topic == "\(prefix)/content/tree/0/1"
+                        && (try? JSONValue(parsing: message.payload))?["children"]?[0] != nil
+                }
+                try await watcher.client.publish("\(prefix)/cmd/playItem", #"{"id":"play-\#(round)","indexPath":[0,1,0,0]}"#)
+                try await Task.sleep(until: killAt)
+                let playing = await watcher.client.latest(on: "\(prefix)/nowplaying").flatMap { try? JSONValue(parsing: $0.payload) }
+                node.signal(SIGKILL)
+                let killedAt = Date().timeIntervalSince1970
+                _ = await node.waitForExit()
+                await watcher.client.disconnect()
+
+                let check = try sqlite(database, "pragma integrity_check")
+                #expect(check == "ok", "round \(round): \(check)")
+                let generations = try sqlite(database, "select distinct substr(title, 8, instr(substr(title, 8), ' ') - 1) from item where title like 'Track g%'")
+                    .split(separator: "\n").compactMap { Int($0) }
+                let tracks = Int(try sqlite(database, "select count(*) from item where title like 'Track g%'")) ?? 0
+                #expect(generations.count <= 1 && (tracks == 0 || tracks == Self.catalogItems),
+                        "round \(round): generations \(generations) over \(tracks) tracks")
+                if let generation = generations.first {
+                    if generation != round { midRefresh += 1 }
+                    cachedGeneration = generation
+                }
+                if let playing, playing["state"] == "playing", let identifier = playing["identifier"]?.stringValue,
+                   case let .number(elapsed)? = playing["elapsedPlaybackTime"], case let .number(stamp)? = playing["timestamp"] {
+                    let live = elapsed + (killedAt - stamp)
+                    let saved = Double(try sqlite(database, "select elapsed from playback_position where identifier = '\(identifier)'")) ?? 0
+                    let loss = live - saved
+                    let detail = "round \(round): killed at \(live) s into the track, saved \(saved) s"
+                    if generations.first == round {
+                        worstLoss = max(worstLoss, loss)
+                        #expect(loss <= Self.progressInterval + Self.measurementSlack, "\(detail)")
+                    } else {
+                        // Known: a save waits for the writer lock while a refresh swaps a large catalog in one
+                        // transaction (over a second for 10,000 items on a loaded machine), so a kill then can
+                        // cost more than one interval. Bounded, and reported, until positions get a writer of
+                        // their own.
+                        worstDuringRefresh = max(worstDuringRefresh, loss)
+                        withKnownIssue("a position save waits behind a catalog refresh's write transaction", isIntermittent: true) {
+                            #expect(loss <= Self.progressInterval + Self.measurementSlack, "\(detail), during a refresh")
+                        }
+                        #expect(loss <= Self.progressInterval + 3, "\(detail), during a refresh")
+                    }
+                    played += 1
+                }
+            }
+            #expect(played >= Self.kills / 3, "too few kills while playing to judge the saves")
+            #expect(midRefresh >= 1 || Self.kills < 10, "no kill landed inside a refresh")
+            print("node kills survived: \(Self.kills); tree from the cache at \(fromCache) of \(checkedStarts) starts after a kill that left a catalog; "
+                  + "\(midRefresh) kills came before the new catalog generation was committed; "
+                  + "\(played) kills while playing; most playback lost to a kill \(String(format: "%.2f", worstLoss)) s at a \(Self.progressInterval) s interval, "
+                  + "\(String(format: "%.2f", worstDuringRefresh)) s with the new generation not yet committed")
+        }
+
+        /// The generation of the remote catalog's albums in the first publication of its section in this life
+        /// of the node: what it read from its cache at start, before any refresh.
+        func firstSection(watcher: ConnectedClient, prefix: String) async throws -> Int? {
+            let root = try await watcher.client.first(timeout: .seconds(30)) { $0.topic == "\(prefix)/content/tree" }
+            let children = try JSONValue(parsing: root.payload)["children"]?.arrayValue ?? []
+            guard let index = children.firstIndex(where: { $0["title"] == "Albums" }) else { return nil }
+            let section = try await watcher.client.first(timeout: .seconds(30)) { $0.topic == "\(prefix)/content/tree/\(index)" }
+            let title = try JSONValue(parsing: section.payload)["children"]?[0]?["title"]?.stringValue ?? ""
+            return title.split(separator: " ").dropFirst().first.flatMap { Int($0.dropFirst()) }
+        }
+
+        func sqlite(_ database: String, _ sql: String) throws -> String {
+            try ToolRun.capture("sqlite3", ["-cmd", ".timeout 5000", database, sql]).output
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+}
