@@ -45,6 +45,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("tag")]
         ),
 
+        /// glibc's mallopt, which Swift's Glibc module does not export.
+        .systemLibrary(name: "CMalloc"),
+
         .systemLibrary(
             name: "CGdkPixbuf",
             pkgConfig: "gdk-pixbuf-2.0",
@@ -101,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "medianode",
             dependencies: [
-                "MediaNode", "MediaJSON", "RemoteCommands", "MQTTTransport", "CatalogStore", "GStreamerAudio",
+                "MediaNode", "MediaJSON", "RemoteCommands", "MQTTTransport", "CatalogStore", "GStreamerAudio", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

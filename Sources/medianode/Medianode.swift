@@ -11,6 +11,7 @@ struct Medianode: AsyncParsableCommand {
     )
 
     static func main() async {
+        limitMallocArenas()
         // Loading GStreamer's plugin registry takes longer than parsing the arguments and needs none of
         // them: it runs meanwhile, and the node's audio engine finds it done.
         GStreamerEngine.prepareInBackground()

@@ -1,0 +1,5 @@
+#include <malloc.h>
+
+/// Wrapper for mallopt(M_ARENA_MAX, count): malloc.h is not part of Swift's Glibc module, and
+/// M_ARENA_MAX is a macro.
+static inline int mn_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
