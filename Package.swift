@@ -113,6 +113,7 @@ let package = Package(
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
                 "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -122,7 +123,7 @@ let package = Package(
         .target(
             name: "MediaNodeTesting",
             dependencies: [
-                "MQTTTransport", "Playback", "ContentTree", "CGStreamer", "CTagLib",
+                "MQTTTransport", "Playback", "ContentTree", "CatalogStore", "CGStreamer", "CTagLib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -139,7 +140,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "catalog-import-child",
-            dependencies: ["CatalogStore"],
+            dependencies: ["CatalogStore", "MediaNodeTesting"],
             path: "Tests/CatalogImportChild",
             swiftSettings: swiftSettings
         ),
