@@ -45,6 +45,13 @@ let package = Package(
             linkerSettings: [.linkedLibrary("tag")]
         ),
 
+        /// GLib itself, for its checksums (GStreamer and gdk-pixbuf load it anyway).
+        .systemLibrary(
+            name: "CGLib",
+            pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+
         .systemLibrary(
             name: "CGdkPixbuf",
             pkgConfig: "gdk-pixbuf-2.0",
@@ -70,7 +77,7 @@ let package = Package(
         .target(
             name: "CatalogStore",
             dependencies: [
-                "ContentTree", "CTagLibReader", "CGStreamer", "Artwork",
+                "ContentTree", "CTagLibReader", "CGStreamer", "CGLib", "Artwork",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
