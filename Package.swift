@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "CatalogStore",
             dependencies: [
-                "ContentTree", "CTagLibReader", "CGStreamer", "CGLib", "Artwork",
+                "ContentTree", "CTagLibReader", "CGLib", "Artwork",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
