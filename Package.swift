@@ -130,7 +130,7 @@ let package = Package(
         .target(
             name: "MediaNodeTesting",
             dependencies: [
-                "MQTTTransport", "Playback", "ContentTree", "CatalogStore", "CGStreamer", "CTagLib",
+                "MQTTTransport", "MediaNode", "Playback", "ContentTree", "CatalogStore", "CGStreamer", "CTagLib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -138,6 +138,14 @@ let package = Package(
         .testTarget(
             name: "MediaNodeCoreTests",
             dependencies: ["MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree", "MediaNodeTesting"],
+            swiftSettings: swiftSettings
+        ),
+        /// The node's own logic on in-memory twins (transport, audio engine, catalog): no broker, no GStreamer.
+        .testTarget(
+            name: "MediaNodeTests",
+            dependencies: [
+                "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "ContentTree", "Playback",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
