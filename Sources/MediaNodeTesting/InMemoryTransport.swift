@@ -58,7 +58,8 @@ public final class InMemoryTransport: MessageTransport, Sendable {
         continuation.yield(.connected(sessionPresent: false))
     }
 
-    /// Drops the connection (its subscriptions with it) and says so on `events`.
+    /// Drops the connection and says so on `events`; the broker forgets this client's subscriptions until
+    /// `connect` renews them.
     public func disconnect(reason: String = "test") {
         broker.disconnect(self)
         state.withLock { $0.isConnected = false }
