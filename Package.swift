@@ -48,6 +48,13 @@ let package = Package(
         /// glibc's mallopt, which Swift's Glibc module does not export.
         .systemLibrary(name: "CMalloc"),
 
+        /// GLib itself, for its checksums (GStreamer and gdk-pixbuf load it anyway).
+        .systemLibrary(
+            name: "CGLib",
+            pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+
         .systemLibrary(
             name: "CGdkPixbuf",
             pkgConfig: "gdk-pixbuf-2.0",
@@ -73,7 +80,7 @@ let package = Package(
         .target(
             name: "CatalogStore",
             dependencies: [
-                "ContentTree", "CTagLibReader", "CGStreamer", "Artwork",
+                "ContentTree", "CTagLibReader", "CGLib", "Artwork",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -116,6 +123,7 @@ let package = Package(
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
                 "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -125,7 +133,7 @@ let package = Package(
         .target(
             name: "MediaNodeTesting",
             dependencies: [
-                "MQTTTransport", "Playback", "ContentTree", "CGStreamer", "CTagLib",
+                "MQTTTransport", "MediaNode", "Playback", "ContentTree", "CatalogStore", "CGStreamer", "CTagLib",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -135,6 +143,14 @@ let package = Package(
             dependencies: ["MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree", "MediaNodeTesting"],
             swiftSettings: swiftSettings
         ),
+        /// The node's own logic on in-memory twins (transport, audio engine, catalog): no broker, no GStreamer.
+        .testTarget(
+            name: "MediaNodeTests",
+            dependencies: [
+                "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "ContentTree", "Playback",
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GStreamerAudioTests",
             dependencies: ["GStreamerAudio", "MediaNodeTesting"],
@@ -142,7 +158,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "catalog-import-child",
-            dependencies: ["CatalogStore"],
+            dependencies: ["CatalogStore", "MediaNodeTesting"],
             path: "Tests/CatalogImportChild",
             swiftSettings: swiftSettings
         ),

@@ -18,6 +18,8 @@ packages=(
   vorbis-tools
   # Artwork: decode, scale and re-encode cover pictures
   libgdk-pixbuf-2.0-dev
+  # GLib's checksums (artwork keys); GStreamer's headers pull it in too
+  libglib2.0-dev
   # The fault-injecting HTTP server of the catalog tests
   python3
   # Fault tests: throwaway TLS certificates for the broker example, immutable files (chattr)

@@ -10,6 +10,8 @@ import Playback
 /// fetched with timeouts. Never on the path of now playing: the caller publishes without it first.
 struct ArtworkResolver: Sendable {
     let catalog: (any ContentCatalog)?
+    /// Where cached pictures are read, and downloaded ones kept.
+    let artworkStore: (any ArtworkStore)?
     let processor: ArtworkProcessor
     let logger: Logger
     /// The node's one HTTP client for artwork: it gives up on a server that stalls before answering or
@@ -20,9 +22,10 @@ struct ArtworkResolver: Sendable {
     /// Larger downloads are refused while they arrive: a cover is never this big, a misconfigured URL may be.
     static let maximumDownload = 10 * 1024 * 1024
 
-    init(catalog: (any ContentCatalog)?, processor: ArtworkProcessor, logger: Logger,
+    init(catalog: (any ContentCatalog)?, artworkStore: (any ArtworkStore)?, processor: ArtworkProcessor, logger: Logger,
          downloadTimeout: Duration = .seconds(8)) {
         self.catalog = catalog
+        self.artworkStore = artworkStore
         self.processor = processor
         self.logger = logger
         self.downloadTimeout = downloadTimeout
@@ -57,8 +60,8 @@ struct ArtworkResolver: Sendable {
         var list: [Candidate] = []
         if let image = tags.image, !image.isEmpty { list.append((.embedded, "the stream's tags", { image })) }
         let stored = try? await catalog?.item(identifier: item.identifier)
-        if let database = catalog as? CatalogDatabase, let key = stored?.artworkKey {
-            list.append((.catalog, "the catalog cache", { try? await database.artwork(key: key).map { [UInt8]($0.data) } }))
+        if let artworkStore, let key = stored?.artworkKey {
+            list.append((.catalog, "the catalog cache", { try? await artworkStore.artwork(key: key).map { [UInt8]($0.data) } }))
         }
         if !item.uri.contains("://") || item.uri.hasPrefix("file://") {
             let path = item.uri.hasPrefix("file://") ? (URL(string: item.uri)?.path ?? item.uri) : item.uri
@@ -82,9 +85,9 @@ struct ArtworkResolver: Sendable {
     /// catalog's own downloader skips pictures over 256 KiB, and without this each play of such an item,
     /// after every restart, would download it again, and the tree would show it nowhere (S13, S26).
     private func keep(_ processed: ProcessedArtwork, downloadedFrom location: String) async {
-        guard let database = catalog as? CatalogDatabase else { return }
+        guard let artworkStore else { return }
         do {
-            try await database.attachArtwork(
+            try await artworkStore.attachArtwork(
                 ArtworkBlob(data: Data(processed.bytes), mimeType: processed.mimeType), toItemsWithArtworkURL: location)
         } catch {
             logger.warning("artwork from \(location) could not be cached in the catalog: \(error)")

@@ -49,10 +49,12 @@ public struct CatalogService: Service {
     ///   - libraries: folders scanned together as one local source.
     ///   - catalogs: remote catalog locations; one that cannot be understood is reported and skipped.
     ///   - fetcher: the network client; the standard one (HTTP and files) unless a test supplies another.
+    ///   - tagReader: reads the library files TagLib cannot (the daemon gives `DiscovererTagReader`); without
+    ///     one they are listed under their file names.
     public init(
         node: Node, database: CatalogDatabase, libraries: [String], catalogs: [String],
         settings: CatalogRefreshSettings = CatalogRefreshSettings(), fetcher: (any CatalogFetcher)? = nil,
-        logger: Logger = Logger(label: "medianode.catalog.service")
+        tagReader: (any TagReader)? = nil, logger: Logger = Logger(label: "medianode.catalog.service")
     ) {
         self.node = node
         self.database = database
@@ -62,7 +64,7 @@ public struct CatalogService: Service {
         self.probe = probe
         var providers: [any CatalogProvider] = []
         if !libraries.isEmpty {
-            providers.append(LocalFolderProvider(roots: libraries.map { URL(fileURLWithPath: $0) }))
+            providers.append(LocalFolderProvider(roots: libraries.map { URL(fileURLWithPath: $0) }, fallbackReader: tagReader))
         }
         for location in catalogs {
             do {

@@ -42,8 +42,13 @@ public final class Node: Sendable {
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.
     ///   - catalog: the catalog cache; without one feedback marks live in memory only.
+    ///   - artworkStore: cached pictures by key; without it the tree publishes no pictures, and downloaded
+    ///     artwork is not kept.
+    ///   - retainedMemory: which tree topics earlier runs left retained; without it a restart cannot clear
+    ///     the ones no longer in the tree.
     public init(configuration: NodeConfiguration, transport: any MessageTransport, engine: (any AudioEngine)? = nil,
-                catalog: (any ContentCatalog)? = nil, commandCenter: RemoteCommandCenter? = nil,
+                catalog: (any ContentCatalog)? = nil, artworkStore: (any ArtworkStore)? = nil,
+                retainedMemory: (any RetainedTopicMemory)? = nil, commandCenter: RemoteCommandCenter? = nil,
                 logger: Logger = Logger(label: "medianode")) {
         self.configuration = configuration
         self.transport = transport
@@ -52,18 +57,18 @@ public final class Node: Sendable {
         self.commandCenter = commandCenter ?? RemoteCommandCenter(capabilities: configuration.capabilities)
         self.logger = logger
         let tree = configuration.topics.contentTree
-        self.retainedBook = (catalog as? any RetainedTopicMemory).map { RetainedTopicBook(memory: $0, logger: logger) }
+        self.retainedBook = retainedMemory.map { RetainedTopicBook(memory: $0, logger: logger) }
         self.retained = RetainedPublisher(
             transport: transport, logger: logger, book: retainedBook,
             remembers: { $0 == tree || $0.hasPrefix(tree + "/") })
         self.feedback = FeedbackBook(catalog: catalog, logger: logger)
         self.nowPlaying = NowPlayingPublisher(
             resolver: ArtworkResolver(
-                catalog: catalog, processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), logger: logger,
+                catalog: catalog, artworkStore: artworkStore, processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), logger: logger,
                 downloadTimeout: configuration.artworkTimeout),
             retained: retained, topics: configuration.topics, logger: logger)
         self.treeArtwork = TreeArtworkPublisher(
-            catalog: catalog as? CatalogDatabase, retained: retained, topics: configuration.topics,
+            store: artworkStore, retained: retained, topics: configuration.topics,
             processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), started: initialStatePublished,
             logger: logger)
         self.startedAt = Date()
@@ -71,6 +76,14 @@ public final class Node: Sendable {
         self.content = Self.makeContent(catalog: catalog, configuration: configuration)
         if let playback { registerPlaybackCommands(playback) }
         if let content { registerContentCommands(content) }
+    }
+
+    /// A node on the SQLite catalog cache, which is also where its pictures and retained topics are kept.
+    public convenience init(configuration: NodeConfiguration, transport: any MessageTransport,
+                            engine: (any AudioEngine)? = nil, catalog: CatalogDatabase,
+                            commandCenter: RemoteCommandCenter? = nil, logger: Logger = Logger(label: "medianode")) {
+        self.init(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
+                  artworkStore: catalog, retainedMemory: catalog, commandCenter: commandCenter, logger: logger)
     }
 
     var topics: TopicLayout { configuration.topics }

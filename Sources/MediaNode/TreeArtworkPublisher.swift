@@ -12,7 +12,7 @@ import Synchronization
 /// picture shared by a whole album goes out once. A cached picture over the contract's 256 KiB, or in
 /// another format than JPEG or PNG, is converted first; one that cannot be read is logged and left out.
 final class TreeArtworkPublisher: Sendable {
-    private let catalog: CatalogDatabase?
+    private let store: (any ArtworkStore)?
     private let retained: RetainedPublisher
     private let topics: TopicLayout
     private let processor: ArtworkProcessor
@@ -29,9 +29,9 @@ final class TreeArtworkPublisher: Sendable {
         var isDraining = false
     }
 
-    init(catalog: CatalogDatabase?, retained: RetainedPublisher, topics: TopicLayout, processor: ArtworkProcessor,
+    init(store: (any ArtworkStore)?, retained: RetainedPublisher, topics: TopicLayout, processor: ArtworkProcessor,
          started: Latch, logger: Logger) {
-        self.catalog = catalog
+        self.store = store
         self.retained = retained
         self.topics = topics
         self.processor = processor
@@ -41,7 +41,7 @@ final class TreeArtworkPublisher: Sendable {
 
     /// Publishes the pictures of these artwork keys that are not out yet.
     func publish(_ keys: some Sequence<String>) {
-        guard catalog != nil else { return }
+        guard store != nil else { return }
         let startDrain = state.withLock { state -> Bool in
             for key in keys where state.requested.insert(key).inserted { state.waiting.append(key) }
             guard !state.waiting.isEmpty, !state.isDraining else { return false }
@@ -71,10 +71,10 @@ final class TreeArtworkPublisher: Sendable {
 
     /// The cached picture as it may be published, or nil after a log line saying why not.
     private func picture(_ key: String) async -> [UInt8]? {
-        guard let catalog else { return nil }
+        guard let store else { return nil }
         let blob: ArtworkBlob?
         do {
-            blob = try await catalog.artwork(key: key)
+            blob = try await store.artwork(key: key)
         } catch {
             logger.warning("artwork \(key) could not be read from the catalog: \(error)")
             return nil

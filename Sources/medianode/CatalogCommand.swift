@@ -3,6 +3,7 @@ import CatalogStore
 import ContentTree
 import Foundation
 import Logging
+import MediaNode
 
 /// `medianode catalog ...`: fill and inspect the catalog cache without running the node.
 struct CatalogCommand: AsyncParsableCommand {
@@ -73,7 +74,9 @@ struct CatalogScan: AsyncParsableCommand {
     func run() async throws {
         let database = try options.open()
         let progress = ProgressBar()
-        let provider = LocalFolderProvider(roots: directories.map { URL(fileURLWithPath: $0) }) { done, total in
+        let provider = LocalFolderProvider(
+            roots: directories.map { URL(fileURLWithPath: $0) }, fallbackReader: DiscovererTagReader()
+        ) { done, total in
             progress.update("scanning", done: done, total: total)
         }
         let started = ContinuousClock.now

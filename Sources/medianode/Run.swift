@@ -94,7 +94,7 @@ struct Run: AsyncParsableCommand {
             localInterval: .seconds(max(1, libraryRescan ?? file.int("library-rescan") ?? 300)))
         let catalogService = CatalogService(
             node: node, database: catalog, libraries: configuration.libraries, catalogs: configuration.catalogs,
-            settings: refresh)
+            settings: refresh, tagReader: DiscovererTagReader())
         // Named here: otherwise the group names each service by describing it through reflection, which
         // costs milliseconds of the start.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

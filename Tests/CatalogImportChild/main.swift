@@ -2,17 +2,11 @@
 // on stdout when each transaction starts and commits, until the test kills it with SIGKILL.
 //
 // Usage: catalog-import-child <database> <source location> <items> <first generation>
-//        catalog-import-child --measure <items>   (prints CatalogMeasurement's import figures; build with -c
-//        release; `medianode-bench catalog-import` prints the page latencies too)
 import CatalogStore
 import Foundation
+import MediaNodeTesting
 
 let arguments = CommandLine.arguments
-if arguments.count == 3, arguments[1] == "--measure", let items = Int(arguments[2]) {
-    let report = try await CatalogMeasurement.run(items: items, directory: FileManager.default.temporaryDirectory)
-    print(report.importSummary)
-    exit(0)
-}
 guard arguments.count == 5, let items = Int(arguments[3]), let first = Int(arguments[4]) else {
     FileHandle.standardError.write(Data("usage: catalog-import-child <database> <location> <items> <generation>\n".utf8))
     exit(2)

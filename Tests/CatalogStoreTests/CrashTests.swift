@@ -2,6 +2,7 @@ import CatalogStore
 import ContentTree
 import Foundation
 import GRDB
+import MediaNodeTesting
 import Testing
 
 @Suite("catalog store under damage")

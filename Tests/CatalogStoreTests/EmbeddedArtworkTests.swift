@@ -41,9 +41,9 @@ struct EmbeddedArtworkTests {
         let onlyPicture = try picture(pattern: 4, in: music)
         try AudioFixtures.embedPicture(onlyPicture, type: .other, in: second)
 
-        let read = try #require(TagReader.readWithArtwork(path: first.path))
+        let read = try #require(TagLibReader.readWithArtwork(path: first.path))
         #expect(read.artwork?.data == front && read.tags.title == "Tone 440")
-        #expect(TagReader.readWithArtwork(path: covered.appendingPathComponent(coveredTracks[1].fileName).path)?
+        #expect(TagLibReader.readWithArtwork(path: covered.appendingPathComponent(coveredTracks[1].fileName).path)?
             .artwork == nil)
 
         let database = try temp.open()

@@ -2,6 +2,7 @@ import CatalogStore
 import ContentTree
 import Foundation
 import GRDB
+import MediaNodeTesting
 import Testing
 
 /// The full integrity check after the start: a large cache opens at once, and a corrupt one is still

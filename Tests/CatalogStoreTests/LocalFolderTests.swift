@@ -82,7 +82,7 @@ struct LocalFolderTests {
             ToneTrack(fileName: "t.\(format)", frequency: 500, seconds: 1, title: "Tagged \(format)", trackNumber: 7,
                       trackCount: 9, discNumber: 2, discCount: 3, composer: "Composer"),
             in: directory)
-        let tags = try #require(TagReader.read(path: url.path))
+        let tags = try #require(TagLibReader.read(path: url.path))
         #expect(tags.title == "Tagged \(format)")
         #expect(tags.composer == "Composer")
         #expect([tags.trackNumber, tags.trackCount, tags.discNumber, tags.discCount] == [7, 9, 2, 3])
@@ -97,49 +97,11 @@ struct LocalFolderTests {
                       trackNumber: 7, trackCount: 9, discNumber: 2, discCount: 3, composer: "Composer", genre: "Ambient",
                       date: "2019"),
             in: directory)
-        let tags = try #require(TagReader.read(path: url.path))
+        let tags = try #require(TagLibReader.read(path: url.path))
         #expect(tags == AudioTags(title: "Tagged", artist: "Artist", album: "Album", genre: "Ambient", year: 2019,
                                   trackNumber: 7, discNumber: 2, duration: 2.5, composer: "Composer", trackCount: 9,
                                   discCount: 3))
         try Data("not audio".utf8).write(to: directory.appendingPathComponent("fake.mp3"))
-        #expect(TagReader.read(path: directory.appendingPathComponent("fake.mp3").path) == nil)
-    }
-
-    @Test("a file TagLib cannot read is read by GStreamer's discoverer; one neither can read keeps its file name")
-    func discovererFallback() async throws {
-        let music = try AudioFixtures.makeTemporaryDirectory("fallback")
-        let temp = try TemporaryCatalog()
-        defer {
-            temp.remove()
-            try? FileManager.default.removeItem(at: music)
-        }
-        // An Ogg file with a video stream before its Vorbis stream (a clip saved as .ogg): TagLib expects
-        // Vorbis from the first page and gives up; GStreamer demuxes both streams.
-        let misnamed = music.appendingPathComponent("clip.ogg")
-        let (status, output) = try ToolRun.capture("gst-launch-1.0", [
-            "-q", "oggmux", "name=mux", "!", "filesink", "location=\(misnamed.path)",
-            "videotestsrc", "num-buffers=15", "!", "video/x-raw,width=64,height=48,framerate=10/1", "!", "theoraenc",
-            "!", "mux.", "audiotestsrc", "num-buffers=150", "samplesperbuffer=441", "!",
-            "audio/x-raw,rate=44100,channels=2", "!", "taginject", "tags=title=Misnamed,artist=Finder,album=Odd,track-number=(uint)4",
-            "!", "audioconvert", "!", "vorbisenc", "!", "mux.",
-        ])
-        try #require(status == 0, "gst-launch failed: \(output)")
-        #expect(TagReader.read(path: misnamed.path) == nil)
-        let found = try #require(DiscovererTagReader.read(path: misnamed.path))
-        #expect(found.title == "Misnamed" && found.artist == "Finder" && found.trackNumber == 4)
-        #expect(abs((found.duration ?? 0) - 1.5) < 0.05)
-        try Data(repeating: 0x42, count: 4096).write(to: music.appendingPathComponent("broken.mp3"))
-
-        let database = try temp.open()
-        guard case .updated = await CatalogRefresher(database: database).refresh(LocalFolderProvider(roots: [music]))
-        else {
-            Issue.record("scan did not update")
-            return
-        }
-        let library = try await allChildren(database, of: ContentItem.Section.library)
-        let songs = try await allChildren(database, of: library[2].identifier)
-        #expect(songs.map(\.title) == ["broken", "Misnamed"])
-        #expect(songs[1].artist == "Finder" && songs[1].albumTitle == "Odd" && songs[1].trackNumber == 4)
-        #expect(songs[0].artist == "Unknown Artist" && songs[0].duration == nil)
+        #expect(TagLibReader.read(path: directory.appendingPathComponent("fake.mp3").path) == nil)
     }
 }

@@ -1,6 +1,7 @@
 import CatalogStore
 import ContentTree
 import Foundation
+import MediaNodeTesting
 import Testing
 
 @Suite("catalog at scale")
@@ -27,20 +28,7 @@ struct ScaleTests {
         #expect(try await database.search("19999", limit: 5).first?.identifier == "\(source.identifier)/track/19999")
         let same = try await database.replaceContent(of: source.identifier, with: snapshot)
         #expect(same.isEmpty)
-        // Debug builds import about 8k items/s here; release figures come from CatalogMeasurement.
+        // Debug builds import about 8k items/s here; release figures come from `medianode-bench catalog-import`.
         #expect(importTime < .seconds(30))
-    }
-
-    @Test("the measurement runs on a small catalog")
-    func measurementRuns() async throws {
-        let temp = try TemporaryCatalog("measure")
-        defer { temp.remove() }
-        let report = try await CatalogMeasurement.run(items: 2_000, pageQueries: 50, directory: temp.directory)
-        #expect(report.items == 2_000)
-        // Root, the catalog's top container, its albums: every depth is sampled, both ways.
-        #expect(report.pages.map(\.depth) == [0, 1, 2])
-        #expect(report.pages.map(\.largestChildCount) == [1, 20, 100])
-        let samples = report.pages.flatMap { $0.store + $0.handSQL }
-        #expect(samples.count == 100 && samples.allSatisfy { $0 > 0 })
     }
 }

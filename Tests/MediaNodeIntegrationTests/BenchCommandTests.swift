@@ -39,4 +39,22 @@ struct BenchCommandTests {
         #expect(lines.contains { $0.contains("podcast (episode)") && $0.contains("messages/min") }, "\(output)")
         #expect(music.contains(" 0.0 messages/min,") && music.contains(" 0 bytes/min"), "\(output)")
     }
+
+    @Test("catalog-import samples child pages at every depth, through the store and by hand, each taking time")
+    func catalogImport() throws {
+        let output = try Self.run(["catalog-import", "--items", "2000", "--pages", "50"])
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("catalog import: 2000 items") }, "\(output)")
+        // The root, the catalog's top container, its albums of 100 tracks.
+        for (depth, largest) in [(0, 1), (1, 20), (2, 100)] {
+            #expect(lines.contains { $0.contains("depth \(depth) (") && $0.contains("up to \(largest) children") }, "\(output)")
+        }
+        let all = try #require(lines.firstIndex(of: "child page, all depths"), "\(output)")
+        for row in lines[(all + 1)...(all + 2)] {
+            let fields = row.split(separator: " ")
+            let count = fields.firstIndex(of: "n=").flatMap { Int(fields[$0 + 1]) }
+            let p50 = fields.firstIndex(of: "p50").flatMap { Double(fields[$0 + 1]) }
+            #expect(count == 50 && (p50 ?? 0) > 0, "\(row)")
+        }
+    }
 }

@@ -110,6 +110,22 @@ struct DocumentationTests {
         #expect(documented == accepted)
     }
 
+    @Test("the README's layout table names every target of Package.swift, and its diagram draws each")
+    func readmeLayout() throws {
+        let manifest = try MarkdownPage("Package.swift").text
+        let targets = Set(manifest.matches(of: /\.(?:target|systemLibrary|executableTarget|testTarget)\(\s*name: "([^"]+)"/)
+            .map { String($0.output.1) })
+        #expect(targets.count > 10, "targets read from Package.swift: \(targets)")
+        let layout = try MarkdownPage("README.md").section("## Layout")
+        let tabled = Set(layout.tableRows.flatMap { MarkdownPage.codeSpans(in: $0.first ?? "") })
+        #expect(targets.subtracting(tabled).isEmpty, "not in the layout table: \(targets.subtracting(tabled).sorted())")
+        #expect(tabled.subtracting(targets).isEmpty, "no such target: \(tabled.subtracting(targets).sorted())")
+        let diagram = try #require(layout.text.firstMatch(of: /```text\n([\s\S]*?)```/)?.output.1, "no diagram")
+        let drawn = Set(diagram.split { !($0.isLetter || $0.isNumber || $0 == "-") }.map(String.init))
+        let products = targets.filter { !$0.hasSuffix("Tests") && $0 != "catalog-import-child" }
+        #expect(products.subtracting(drawn).isEmpty, "not in the diagram: \(products.subtracting(drawn).sorted())")
+    }
+
     static func flags(in text: String) -> Set<String> {
         Set(text.matches(of: /--[a-z][a-z-]*/).map { String($0.output) })
     }

@@ -67,3 +67,9 @@ final class BrowseReaders: Sendable {
         return try DatabaseQueue(path: path, configuration: configuration)
     }
 }
+
+extension CatalogDatabase {
+    /// The page cache of each browse connection, for a benchmark floor that opens its own with the same
+    /// settings.
+    public static var browseCacheKiB: Int { BrowseReaders.cacheKiB }
+}

@@ -75,8 +75,9 @@ extension CatalogDatabase: ContentCatalog {
 
     /// A page and the container's child count in one statement. Positions are dense (0..<childCount) per
     /// parent, so `offset` is a seek in the (parent, position) key; each child joins its item by rowid.
-    /// The outer joins keep the container's row when the page is empty, for its count.
-    static let childPageSQL = """
+    /// The outer joins keep the container's row when the page is empty, for its count. Public for the
+    /// benchmark, which runs the same SQL by hand as its floor.
+    public static let childPageSQL = """
         SELECT parent.childCount, \(ContentItem.selection) FROM item AS parent
         LEFT JOIN child ON child.parent = parent.identifier AND child.position >= ?2
         LEFT JOIN item ON item.rowid = child.itemRowid

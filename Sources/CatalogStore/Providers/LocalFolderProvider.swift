@@ -16,9 +16,17 @@ public struct LocalFolderProvider: CatalogProvider {
     /// Called with (files examined, files found) as a scan goes, for progress bars; from the scanning task.
     public let progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
 
-    public init(roots: [URL], mount: String? = nil, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) {
+    /// Asked for the tags of an audio file TagLib cannot read (a misnamed file, a container TagLib does not
+    /// know); without one such a file is listed under its name. The daemon gives GStreamer's discoverer.
+    public let fallbackReader: (any TagReader)?
+
+    public init(
+        roots: [URL], mount: String? = nil, fallbackReader: (any TagReader)? = nil,
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+    ) {
         self.roots = roots.map { $0.standardizedFileURL }
         self.source = CatalogSource(kind: .local, location: self.roots.map(\.path).joined(separator: "\n"), mount: mount)
+        self.fallbackReader = fallbackReader
         self.progress = progress
     }
 
@@ -63,7 +71,7 @@ public struct LocalFolderProvider: CatalogProvider {
         while start < toRead.count {
             try Task.checkCancellation()
             let batch = Array(toRead[start..<min(toRead.count, start + Self.batchSize)])
-            for result in Self.read(batch) {
+            for result in Self.read(batch, fallback: fallbackReader) {
                 scan.records.append(result.record)
                 if let blob = result.artwork { scan.newArtwork.append(blob) }
             }
@@ -77,23 +85,23 @@ public struct LocalFolderProvider: CatalogProvider {
 
     /// Reads a batch of files concurrently; results keep the batch's order. A cover that cannot be read is left
     /// out. An audio file's embedded picture comes back as its artwork.
-    static func read(_ batch: [Candidate]) -> [(record: LocalFileRecord, artwork: ArtworkBlob?)] {
+    static func read(_ batch: [Candidate], fallback: (any TagReader)?) -> [(record: LocalFileRecord, artwork: ArtworkBlob?)] {
         let results = Mutex([(record: LocalFileRecord, artwork: ArtworkBlob?)?](repeating: nil, count: batch.count))
         DispatchQueue.concurrentPerform(iterations: batch.count) { index in
-            let result = read(batch[index])
+            let result = read(batch[index], fallback: fallback)
             results.withLock { $0[index] = result }
         }
         return results.withLock { $0.compactMap { $0 } }
     }
 
-    static func read(_ candidate: Candidate) -> (record: LocalFileRecord, artwork: ArtworkBlob?)? {
+    static func read(_ candidate: Candidate, fallback: (any TagReader)?) -> (record: LocalFileRecord, artwork: ArtworkBlob?)? {
         let path = candidate.path
         if candidate.isAudio {
-            // TagLib first; GStreamer's discoverer for what TagLib cannot read. What neither can read (a
+            // TagLib first; the fallback (GStreamer's discoverer) for what TagLib cannot read. What neither can read (a
             // truncated file, an odd container) is still listed under its file name: GStreamer decides when
             // it plays, and a bad file is skipped with an error then.
-            let read = TagReader.readWithArtwork(path: path)
-            var tags = read?.tags ?? DiscovererTagReader.read(path: path) ?? AudioTags()
+            let read = TagLibReader.readWithArtwork(path: path)
+            var tags = read?.tags ?? fallback?.read(path: path) ?? AudioTags()
             if tags.title == nil {
                 tags.title = LibraryTreeBuilder.dropExtension(LibraryTreeBuilder.split(path).name)
             }

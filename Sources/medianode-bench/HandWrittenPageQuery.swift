@@ -1,3 +1,4 @@
+import CatalogStore
 import Foundation
 import GRDBSQLite
 
@@ -16,7 +17,7 @@ final class HandWrittenPageQuery {
 
     init(path: String, sql: String) throws {
         guard sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-            sqlite3_exec(connection, "PRAGMA cache_size = -\(BrowseReaders.cacheKiB)", nil, nil, nil) == SQLITE_OK,
+            sqlite3_exec(connection, "PRAGMA cache_size = -\(CatalogDatabase.browseCacheKiB)", nil, nil, nil) == SQLITE_OK,
             sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK
         else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"

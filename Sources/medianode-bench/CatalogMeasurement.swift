@@ -1,32 +1,34 @@
+import CatalogStore
 import ContentTree
 import Foundation
 import GRDB
+import MediaNodeTesting
 
-/// Numbers for the benchmark executable: how fast a large JSON catalog imports, and what a child page
+/// How fast a large JSON catalog imports, and what a child page
 /// costs through the store compared with the same SQL written by hand, at every depth.
-public enum CatalogMeasurement {
+enum CatalogMeasurement {
     /// Child-page latencies at one depth of the tree, through the store and by hand, in microseconds.
-    public struct PageSamples: Sendable {
-        public var depth: Int
+    struct PageSamples: Sendable {
+        var depth: Int
         /// Containers at this depth and their largest child count, for the reader.
-        public var containers: Int
-        public var largestChildCount: Int
-        public var store: [Double] = []
-        public var handSQL: [Double] = []
+        var containers: Int
+        var largestChildCount: Int
+        var store: [Double] = []
+        var handSQL: [Double] = []
     }
 
-    public struct Report: Sendable {
-        public var items: Int
-        public var parseSeconds: Double
-        public var importSeconds: Double
-        public var reimportUnchangedSeconds: Double
+    struct Report: Sendable {
+        var items: Int
+        var parseSeconds: Double
+        var importSeconds: Double
+        var reimportUnchangedSeconds: Double
         /// The file after the import and a WAL checkpoint.
-        public var databaseBytes: Int
-        public var pageLimit: Int
-        public var spacing: Duration
-        public var pages: [PageSamples]
+        var databaseBytes: Int
+        var pageLimit: Int
+        var spacing: Duration
+        var pages: [PageSamples]
 
-        public var importSummary: String {
+        var importSummary: String {
             func format(_ value: Double) -> String { String(format: "%.3f", value) }
             let storeRate = Double(items) / max(importSeconds, 1e-9)
             let wholeRate = Double(items) / max(parseSeconds + importSeconds, 1e-9)
@@ -44,7 +46,7 @@ public enum CatalogMeasurement {
     /// random, an offset at random within it, back to back or `spacing` apart (as browse requests arrive at
     /// a node: caches are colder, but the process is no CPU hog for the scheduler to preempt). Run it from a
     /// release build.
-    public static func run(
+    static func run(
         items: Int = 100_000, pageQueries: Int = 2_000, pageLimit: Int = 50, spacing: Duration = .zero,
         directory: URL
     ) async throws -> Report {

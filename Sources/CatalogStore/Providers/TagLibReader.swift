@@ -1,11 +1,20 @@
 import CTagLibReader
 import Foundation
 
+/// Reads an audio file's tags and length: the library scanner's seam for a reader outside this target
+/// (GStreamer's discoverer, which must share the process's one GStreamer set-up with playback).
+///
+/// The scanner reads files on every core at once, so `read` may be called concurrently.
+public protocol TagReader: Sendable {
+    /// The file's tags and length, or nil when this reader cannot open it.
+    func read(path: String) -> AudioTags?
+}
+
 /// Reads tags and lengths from audio file headers through TagLib, without decoding audio.
 ///
 /// Thread-safe: every call works on its own file object and keeps nothing global, so a scan reads files on
 /// all cores at once.
-public enum TagReader {
+public enum TagLibReader {
     /// The file's tags and length, or nil when TagLib cannot open it (not audio, or an unknown format).
     public static func read(path: String) -> AudioTags? { readWithArtwork(path: path)?.tags }
 

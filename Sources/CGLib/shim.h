@@ -1,0 +1,4 @@
+#ifndef MEDIANODE_CGLIB_SHIM_H
+#define MEDIANODE_CGLIB_SHIM_H
+#include <glib.h>
+#endif

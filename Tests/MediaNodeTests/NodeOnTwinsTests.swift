@@ -1,0 +1,76 @@
+import Foundation
+import MQTTTransport
+import MediaJSON
+import MediaNode
+import MediaNodeTesting
+import RemoteCommands
+import Testing
+
+/// What a dashboard sees of a node, with every part in memory: the in-memory broker routes the dashboard's
+/// commands to the node's router and keeps what the node retains.
+@Suite("A node on in-memory twins")
+struct NodeOnTwinsTests {
+    @Test("at start the node is online and its capabilities list every command, each with enabled")
+    func capabilities() async throws {
+        let rig = try await NodeRig.start()
+        let status = try #require(rig.broker.retained(rig.topics.status))
+        #expect(String(decoding: status.payload, as: UTF8.self) == "online")
+        let commands = try await rig.retained(rig.topics.commands) { $0.objectValue != nil }
+        let entries = try #require(commands.objectValue)
+        #expect(Set(entries.keys) == Set(RemoteCommand.allCases.map(\.rawValue)))
+        for (name, entry) in entries {
+            guard case .bool? = entry["enabled"] else {
+                Issue.record("\(name) has no enabled flag: \(entry.jsonString)")
+                continue
+            }
+        }
+        #expect(commands["play"]?["enabled"] == .bool(true))
+        await rig.stop()
+    }
+
+    @Test("pause with nothing loaded is answered noActionableNowPlayingItem, echoing the request's id")
+    func pauseWithNothingLoaded() async throws {
+        let rig = try await NodeRig.start()
+        let reply = try await rig.request("pause")
+        #expect(reply["command"] == "pause")
+        #expect(reply["status"] == "noActionableNowPlayingItem" && reply["code"] == .number(110), "\(reply.jsonString)")
+        await rig.stop()
+    }
+
+    @Test("an unknown command gets its reply too: commandFailed")
+    func unknownCommand() async throws {
+        let rig = try await NodeRig.start()
+        let reply = try await rig.request("fly")
+        #expect(reply["status"] == "commandFailed", "\(reply.jsonString)")
+        await rig.stop()
+    }
+
+    @Test("playItem by index path answers success; now playing and the album as the queue stay retained")
+    func nowPlayingAfterPlay() async throws {
+        let rig = try await NodeRig.start(tracks: 3)
+        // Music, its album, the album's second track.
+        let reply = try await rig.request("playItem", #","indexPath":[0,0,1]"#)
+        #expect(reply["status"] == "success", "\(reply.jsonString)")
+        let nowPlaying = try await rig.retained(rig.topics.nowPlaying) { $0["identifier"] == "track:2" }
+        #expect(nowPlaying["state"] == "playing" && nowPlaying["title"] == "Track 2", "\(nowPlaying.jsonString)")
+        #expect(nowPlaying["playbackQueueIndex"] == .number(1) && nowPlaying["playbackQueueCount"] == .number(3))
+        #expect(nowPlaying["playbackRate"] == .number(1))
+        let queue = try await rig.retained(rig.topics.queue) { $0["index"] == .number(1) }
+        #expect(queue["identifiers"] == ["track:1", "track:2", "track:3"], "\(queue.jsonString)")
+        #expect(rig.engine.isPlaying)
+
+        #expect(try await rig.request("pause")["status"] == "success")
+        let paused = try await rig.retained(rig.topics.nowPlaying) { $0["state"] == "paused" }
+        #expect(paused["playbackRate"] == .number(0) && paused["identifier"] == "track:2")
+        await rig.stop()
+    }
+
+    @Test("what the node publishes is recorded, and the shutdown leaves offline retained")
+    func offlineAtShutdown() async throws {
+        let rig = try await NodeRig.start()
+        await rig.stop()
+        #expect(rig.transport.published.first?.topic == rig.topics.status)
+        let status = try #require(rig.broker.retained(rig.topics.status))
+        #expect(String(decoding: status.payload, as: UTF8.self) == "offline")
+    }
+}
