@@ -45,11 +45,11 @@ extension Node {
         let position = PlaybackPosition(elapsed: elapsed, duration: duration, updatedAt: Date().timeIntervalSince1970)
         do {
             try await catalog.savePlaybackPosition(position, for: identifier)
-            if whilePlaying, !(await content.movedVisibly(identifier, to: position)) { return }
-            content.markProgress(identifier)
             if progressSaveFailures.succeeded() {
                 logger.notice("saving positions again: the position of \(identifier) is saved")
             }
+            if whilePlaying, !(await content.movedVisibly(identifier, to: position)) { return }
+            content.markProgress(identifier)
         } catch {
             // A full disk fails every save until space comes back: said once when it starts, once when it ends.
             if progressSaveFailures.failed() {
