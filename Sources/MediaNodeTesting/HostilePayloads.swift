@@ -1,8 +1,11 @@
+import Playback
+
 /// Command payloads an attacker on the broker could send, for the fuzz test: for every command of the
 /// contract (1.0 and 1.1) and each of its fields, valid values and hostile ones, whole payloads that are
 /// not JSON objects at all, and valid commands mixed in so the hostile ones meet the node in every state.
 ///
-/// Deterministic for a seed, so a failure can be replayed from the seed and the index it prints.
+/// Deterministic for a seed (the shuffle's SplitMix64), so a failure can be replayed from the seed and the
+/// index it prints.
 public struct HostilePayloads: Sendable {
     /// One request: the command name (the last topic level) and the exact payload bytes.
     public struct Request: Sendable, CustomStringConvertible {
@@ -65,9 +68,9 @@ public struct HostilePayloads: Sendable {
     ]
     static let wrongTypes = ["true", "false", "null", "[]", "{}", #""1""#, "1", "[1,2]", #"{"a":1}"#]
 
-    private var random: SplitMix64
+    private var random: SeededGenerator
 
-    public init(seed: UInt64) { random = SplitMix64(seed: seed) }
+    public init(seed: UInt64) { random = SeededGenerator(seed: seed) }
 
     /// Requests a node in a known state can take, to move it between playing, paused, interrupted and
     /// stopped. `indexPath` names a playable item of the node's tree.
@@ -86,10 +89,10 @@ public struct HostilePayloads: Sendable {
 
     /// The next request: about a quarter valid state changes, the rest hostile.
     public mutating func next(playablePath: [Int]) -> Request {
-        let roll = random.next(below: 100)
+        let roll = random.nextIndex(below: 100)
         if roll < 25 {
             let changes = Self.stateChanges(playablePath: playablePath)
-            let (command, payload) = changes[random.next(below: changes.count)]
+            let (command, payload) = changes[random.nextIndex(below: changes.count)]
             return Request(command: command, payload: Array(payload.utf8), mustBeRefused: false)
         }
         if roll < 40 { return wholePayload() }
@@ -99,28 +102,28 @@ public struct HostilePayloads: Sendable {
     // MARK: - Hostile fields of a known command
 
     mutating func hostileFields() -> Request {
-        let (name, fields) = Self.commands[random.next(below: Self.commands.count)]
+        let (name, fields) = Self.commands[random.nextIndex(below: Self.commands.count)]
         var members: [String] = []
-        if random.next(below: 3) == 0 { members.append(#""id":\#(idValue())"#) }
-        for (key, field) in fields where random.next(below: 4) != 0 {
+        if random.nextIndex(below: 3) == 0 { members.append(#""id":\#(idValue())"#) }
+        for (key, field) in fields where random.nextIndex(below: 4) != 0 {
             members.append("\"\(key)\":\(value(for: field))")
         }
-        if random.next(below: 8) == 0 { members.append(#""unknownExtra":\#(Self.hostileNumbers.randomElement(&random))"#) }
+        if random.nextIndex(below: 8) == 0 { members.append(#""unknownExtra":\#(Self.hostileNumbers.randomElement(&random))"#) }
         return Request(command: name, payload: Array(("{" + members.joined(separator: ",") + "}").utf8), mustBeRefused: false)
     }
 
     mutating func idValue() -> String {
-        [#""fuzz""#, "42", "1e300", "9007199254740993", "-1", "true", "[]", #""""#][random.next(below: 8)]
+        [#""fuzz""#, "42", "1e300", "9007199254740993", "-1", "true", "[]", #""""#][random.nextIndex(below: 8)]
     }
 
     mutating func value(for field: Field) -> String {
-        let roll = random.next(below: 10)
+        let roll = random.nextIndex(below: 10)
         if roll == 0 { return Self.wrongTypes.randomElement(&random) }
         if roll == 1 { return deeplyNested() }
         switch field {
         case .number: return Self.hostileNumbers.randomElement(&random)
         case .string: return Self.hostileStrings.randomElement(&random)
-        case .bool: return ["true", "false", #""yes""#, "1", "0"][random.next(below: 5)]
+        case .bool: return ["true", "false", #""yes""#, "1", "0"][random.nextIndex(below: 5)]
         case let .choice(values):
             let valid = values.map { "\"\($0)\"" }
             return (valid + [#""""#, #""OFF""#, #""toggle""#] + Self.hostileStrings.prefix(3)).randomElement(&random)
@@ -132,7 +135,7 @@ public struct HostilePayloads: Sendable {
     }
 
     mutating func array(of elements: [String]) -> String {
-        let count = [0, 1, 3, 5_000][random.next(below: 4)]
+        let count = [0, 1, 3, 5_000][random.nextIndex(below: 4)]
         var items: [String] = []
         items.reserveCapacity(count)
         for _ in 0..<count { items.append(elements.randomElement(&random)) }
@@ -140,16 +143,16 @@ public struct HostilePayloads: Sendable {
     }
 
     mutating func deeplyNested() -> String {
-        let depth = [64, 600, 30_000][random.next(below: 3)]
+        let depth = [64, 600, 30_000][random.nextIndex(below: 3)]
         return String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
     }
 
     // MARK: - Whole payloads
 
     mutating func wholePayload() -> Request {
-        let known = Self.commands[random.next(below: Self.commands.count)].name
+        let known = Self.commands[random.nextIndex(below: Self.commands.count)].name
         let unknown = ["", "PLAY", "play ", "nosuchcommand", "dröp", String(repeating: "x", count: 300), "..", "%00"]
-        switch random.next(below: 9) {
+        switch random.nextIndex(below: 9) {
         case 0:
             return Request(command: unknown.randomElement(&random), payload: [], mustBeRefused: true)
         case 1:
@@ -164,7 +167,7 @@ public struct HostilePayloads: Sendable {
                                       Array(#"{"identifier":""#.utf8) + [0xF8, 0x88, 0x80, 0x80, 0x80] + Array(#""}"#.utf8)]
             return Request(command: known, payload: invalid.randomElement(&random), mustBeRefused: true)
         case 4:
-            let size = 65_537 + random.next(below: 40_000)
+            let size = 65_537 + random.nextIndex(below: 40_000)
             let filler = #"{"pad":""# + String(repeating: "z", count: size) + #""}"#
             return Request(command: known, payload: Array(filler.utf8), mustBeRefused: true)
         case 5:
@@ -179,22 +182,6 @@ public struct HostilePayloads: Sendable {
     }
 }
 
-/// A small, fast, seedable generator (SplitMix64), so a run can be replayed from its seed.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    public mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}
-
 extension Array {
-    fileprivate func randomElement(_ random: inout SplitMix64) -> Element { self[random.next(below: count)] }
+    fileprivate func randomElement(_ random: inout SeededGenerator) -> Element { self[random.nextIndex(below: count)] }
 }

@@ -17,7 +17,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Equatable {
 
     /// A uniform-enough integer in `0..<upperBound`; spelled out here rather than taken from the
     /// standard library so the sequence never changes with the standard library's algorithm.
-    mutating func nextIndex(below upperBound: Int) -> Int {
+    public mutating func nextIndex(below upperBound: Int) -> Int {
         precondition(upperBound > 0)
         return Int(next() % UInt64(upperBound))
     }

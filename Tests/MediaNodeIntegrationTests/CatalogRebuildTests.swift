@@ -43,10 +43,17 @@ struct CatalogRebuildTests {
             "--broker", broker.url, "--node-id", "rebuild1", "--audio-sink", "fake", "--database", path,
             "--library", music.path,
         ])
-        _ = try await watcher.first(timeout: .seconds(30)) { $0.topic == "medianode/rebuild1/content/tree" }
-        let event = try await watcher.first(timeout: .seconds(30)) { message in
+        // Under a full parallel suite on two cores the start and the deferred check have taken over 30 s.
+        guard (try? await watcher.first(timeout: .seconds(90)) { $0.topic == "medianode/rebuild1/content/tree" }) != nil else {
+            Issue.record("the tree root never came; log:\n\(node.log)")
+            return
+        }
+        guard let event = try? await watcher.first(timeout: .seconds(90), where: { message in
             message.topic == "medianode/rebuild1/events"
                 && (try? JSONValue(parsing: message.payload))?["kind"] == "database"
+        }) else {
+            Issue.record("no database event; log:\n\(node.log)")
+            return
         }
         let movedTo = try #require(try JSONValue(parsing: event.payload)["movedTo"]?.stringValue)
         #expect(FileManager.default.fileExists(atPath: movedTo))
