@@ -39,15 +39,19 @@ extension MQTTClient {
         threadFinished.signal()
     }
 
-    /// Exponential back-off with jitter, so a fleet of nodes does not reconnect in lockstep after a
-    /// broker restart. The first two tries come at a quarter and a half of the initial delay: a broker
-    /// restarting takes a fraction of a second, and a node back within 2 s has its retained state there
-    /// before dashboards notice.
+    /// Back-off with jitter, so a fleet of nodes does not reconnect in lockstep after a broker restart.
+    /// A broker restarting is back within seconds, and the contract wants retained state there within
+    /// 2 s of it: the first tries come at a quarter and a half of the initial delay, then every initial
+    /// delay for ten tries, and only then twice as long each time, up to the maximum.
     func backoff(attempt: Int) -> Double {
-        let initial = Double(max(configuration.reconnectDelay.initial, 0))
+        let initial = max(0.1, Double(max(configuration.reconnectDelay.initial, 0)))
         let maximum = Double(max(configuration.reconnectDelay.maximum, 1))
-        let base = min(maximum, max(0.1, initial * pow(2, Double(min(attempt, 18) - 3))))
-        return base * Double.random(in: 0.5...1.0)
+        let base = switch attempt {
+        case ...2: initial * pow(2, Double(attempt - 3))
+        case ...12: initial
+        default: initial * pow(2, Double(min(attempt, 30) - 12))
+        }
+        return min(maximum, base) * Double.random(in: 0.5...1.0)
     }
 
     var isShuttingDown: Bool { state.withLock { $0.isShuttingDown } }

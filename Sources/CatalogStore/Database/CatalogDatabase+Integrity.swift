@@ -65,6 +65,9 @@ extension CatalogDatabase {
         let aside = try Self.moveAside(path: path)
         let fresh = try Self.open(path: path, checkIntegrity: false)
         currentPool.withLock { $0 = fresh }
+        // A browse while the old pool closed opened the old file again, and its connection, kept idle,
+        // would go on reading the corrupt copy moved aside: drop those too.
+        try browseReaders.reset()
         return aside
     }
 
