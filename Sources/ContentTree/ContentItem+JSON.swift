@@ -20,6 +20,43 @@ extension ContentItem {
     }
 }
 
+extension ContentItem {
+    /// `json(artworkTopic:)` written straight into bytes, keys in the order `jsonBytes` sorts them.
+    func write(to writer: inout JSONByteWriter, artworkTopic: (String) -> String) {
+        writer.raw("{\"artwork\":")
+        if let artworkKey, let format = artworkFormat {
+            writer.raw("{\"height\":")
+            writer.number(format.height)
+            writer.raw(",\"mimeType\":")
+            writer.string(format.mimeType)
+            writer.raw(",\"topic\":")
+            writer.string(artworkTopic(artworkKey))
+            writer.raw(",\"width\":")
+            writer.number(format.width)
+            writer.raw("}")
+        } else {
+            writer.null()
+        }
+        writer.raw(",\"identifier\":")
+        writer.string(identifier)
+        writer.raw(",\"isContainer\":")
+        writer.bool(isContainer)
+        writer.raw(",\"isExplicitContent\":")
+        writer.bool(isExplicitContent)
+        writer.raw(",\"isPlayable\":")
+        writer.bool(isPlayable)
+        writer.raw(",\"isStreamingContent\":")
+        writer.bool(isStreamingContent)
+        writer.raw(",\"playbackProgress\":")
+        writer.number(playbackProgress)
+        writer.raw(",\"subtitle\":")
+        writer.string(subtitle)
+        writer.raw(",\"title\":")
+        writer.string(title)
+        writer.raw("}")
+    }
+}
+
 /// One published tree node: what `P/content/tree/<path>` carries and `browse` answers.
 public struct ContentTreeNode: Sendable, Hashable {
     public var indexPath: IndexPath
@@ -35,7 +72,7 @@ public struct ContentTreeNode: Sendable, Hashable {
     public var version: Int
 
     /// The node's document without `version`, to tell whether its content changed.
-    func content(artworkTopic: (String) -> String) -> JSONValue {
+    public func content(artworkTopic: (String) -> String) -> JSONValue {
         var fields: [String: JSONValue] = [
             "indexPath": .array(indexPath.indices.map { .number(Double($0)) }),
             "childCount": .number(Double(childCount)), "offset": .number(Double(offset)),
@@ -44,6 +81,35 @@ public struct ContentTreeNode: Sendable, Hashable {
         ]
         if let item { fields["item"] = item.json(artworkTopic: artworkTopic) }
         return .object(fields)
+    }
+
+    /// `content(artworkTopic:).jsonBytes`, written directly: a first browse encodes a whole page of
+    /// items, and through `JSONValue` that cost more than reading the page from the catalog.
+    public func contentBytes(artworkTopic: (String) -> String) -> [UInt8] {
+        var writer = JSONByteWriter(capacity: 256 + 240 * children.count)
+        writer.raw("{\"childCount\":")
+        writer.number(childCount)
+        writer.raw(",\"children\":[")
+        for (index, child) in children.enumerated() {
+            if index > 0 { writer.raw(",") }
+            child.write(to: &writer, artworkTopic: artworkTopic)
+        }
+        writer.raw("],\"displaysPlaybackProgress\":")
+        writer.bool(displaysPlaybackProgress)
+        writer.raw(",\"indexPath\":[")
+        for (position, index) in indexPath.indices.enumerated() {
+            if position > 0 { writer.raw(",") }
+            writer.number(index)
+        }
+        writer.raw("]")
+        if let item {
+            writer.raw(",\"item\":")
+            item.write(to: &writer, artworkTopic: artworkTopic)
+        }
+        writer.raw(",\"offset\":")
+        writer.number(offset)
+        writer.raw("}")
+        return writer.bytes
     }
 
     /// The full document, with `version`.

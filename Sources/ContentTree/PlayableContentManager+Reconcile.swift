@@ -115,7 +115,7 @@ extension PlayableContentManager {
     /// Keeps `fresh` as the node at its path; a new version and a publish only when its document changed.
     func record(_ fresh: ContentTreeNode, _ update: inout TreeUpdate) -> ContentTreeNode {
         let path = fresh.indexPath
-        let content = fresh.content(artworkTopic: configuration.artworkTopic).jsonBytes
+        let content = fresh.contentBytes(artworkTopic: configuration.artworkTopic)
         if let old = nodes[path], contents[path] == content {
             // Stored again: the page size asked for may differ, or a change notice may have dropped it.
             storeAnswer(old, content: content)

@@ -152,7 +152,12 @@ final class BusReader: @unchecked Sendable {
         guard mn_message_src(message) == gcast(playbin, to: GstObject.self) else { return }
         var old = GST_STATE_VOID_PENDING, new = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
         gst_message_parse_state_changed(message, &old, &new, &pending)
-        guard pending == GST_STATE_VOID_PENDING else { return }
+        guard pending == GST_STATE_VOID_PENDING else {
+            // On the way somewhere (a flushing seek or rate change loses the playing state until the
+            // preroll at the new place): the steady state reached next is news, even if it is the old one.
+            lastState = nil
+            return
+        }
         let state: EngineState
         switch new {
         case GST_STATE_PAUSED: state = .paused

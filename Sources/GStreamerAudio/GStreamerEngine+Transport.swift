@@ -178,8 +178,10 @@ extension GStreamerEngine {
 
     private func flushingSeek(to seconds: Double, rate: Double, waitSeconds: Double, settle: Bool = true) -> Bool {
         // A load returns before its preroll; playbin refuses a seek until then (a rate or position
-        // command right after a load would fail), so let the preroll finish first.
-        _ = waitForSteadyState(seconds: waitSeconds)
+        // command right after a load would fail), so let the preroll finish first. A seek's preroll
+        // needs no such wait: the new flushing seek replaces it (over a slow server the wait would hold
+        // this seek for seconds).
+        if !seekIsSettling { _ = waitForSteadyState(seconds: waitSeconds) }
         let accepted = gst_element_seek(
             pipeline.playbin, rate, GST_FORMAT_TIME, mn_seek_flags_flush_accurate(),
             GST_SEEK_TYPE_SET, GStreamer.clockTime(seconds: seconds), GST_SEEK_TYPE_NONE, -1) != 0

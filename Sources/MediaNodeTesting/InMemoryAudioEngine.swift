@@ -42,6 +42,8 @@ public final class InMemoryAudioEngine: AudioEngine {
         var holdsStarts = false
         /// How long each seek blocks before it returns, if set (see `stallSeeks`).
         var seekStall: Duration?
+        /// Whether a seek while playing lands (reports playing at the new place) only on `landSeek()`.
+        var holdsSeekLandings = false
     }
 
     public let facts: AsyncStream<AudioFact>
@@ -110,6 +112,18 @@ public final class InMemoryAudioEngine: AudioEngine {
     /// change never completes and the engine waits out its timeout (nil: seeks return at once).
     public func stallSeeks(for duration: Duration?) {
         state.withLock { $0.seekStall = duration }
+    }
+
+    /// From now on a seek while playing is slow to land, like one waiting on a slow server: the engine
+    /// reports playing at the new place only when `landSeek()` is called (false: as the seek returns).
+    public func holdSeekLandings(_ holds: Bool) {
+        state.withLock { $0.holdsSeekLandings = holds }
+    }
+
+    /// A seek held by `holdSeekLandings` has prerolled at its new place: the audio flows from there.
+    public func landSeek() {
+        let token = state.withLock { state in state.isPlaying ? state.loaded?.token : nil }
+        if let token { emit(.stateChanged(.playing, token)) }
     }
 
     /// The current item, held by `holdStarts`, really produces audio now.
@@ -231,6 +245,9 @@ public final class InMemoryAudioEngine: AudioEngine {
             state.anchorPosition = seconds
             state.anchorTime = now
         }
+        // As GStreamer's pipeline does, playing resumes once prerolled at the new place.
+        let landed = state.withLock { state in state.isPlaying && !state.holdsSeekLandings ? state.loaded?.token : nil }
+        if let landed { emit(.stateChanged(.playing, landed)) }
     }
 
     public func setRate(_ rate: Double) async throws(AudioError) {

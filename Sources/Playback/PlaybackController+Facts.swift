@@ -19,9 +19,12 @@ extension PlaybackController {
                 guard queue.currentItem?.isLiveStream == false else { break }
                 duration = newDuration
                 publish()
-            case let .stateChanged(.playing, token) where token == currentToken && state == .playing:
-                // The pipeline starts moving some time after play() returns (longer under load);
-                // pin the position to the moment it really does, so readers extrapolate from the truth.
+            case let .stateChanged(.playing, token) where token == currentToken:
+                // The pipeline starts moving some time after play() or a seek returns (longer under load,
+                // seconds over a slow network); pin the position to the moment it really does, so readers
+                // extrapolate from the truth.
+                seekLanding = nil
+                guard state == .playing else { break }
                 await reanchor()
                 publish()
             default:

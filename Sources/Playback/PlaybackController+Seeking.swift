@@ -123,6 +123,9 @@ extension PlaybackController {
         } catch {
             return .failed(PlaybackFailure(error))
         }
+        // Playing, the audio resumes once the engine has prerolled at the new place; the engine says so
+        // with a playing fact, which re-anchors to where the audio really is.
+        if state == .playing { seekLanding = currentToken }
         anchor(at: seconds)
         publish()
         return .success

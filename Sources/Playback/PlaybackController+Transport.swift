@@ -120,7 +120,13 @@ extension PlaybackController {
         await cancelSeekHold()
         let sample: PositionSample?
         do throws(AudioError) {
-            sample = try await engine.pauseAndSample()
+            // A seek still landing stops where it aims: reading the engine would wait for it to land.
+            if isSeekLanding {
+                try await engine.pause()
+                sample = PositionSample(seconds: anchorElapsed, sampledAt: clock.now())
+            } else {
+                sample = try await engine.pauseAndSample()
+            }
         } catch {
             return .failed(PlaybackFailure(error))
         }

@@ -38,6 +38,10 @@ public actor PlaybackController {
     var duration: Double?
     var tags = StreamTags()
     var seekHold: SeekHold?
+    /// The load whose last seek, made while playing, has not yet produced audio at the new place. Until it
+    /// does, now playing holds the target still (rate 0): over a slow network that can take seconds, and a
+    /// position that runs on meanwhile would run ahead of the audio and jump back when it starts.
+    var seekLanding: PlaybackToken?
     var interruption: Interruption?
     var lastSnapshot: PlaybackSnapshot?
     /// Told once the current load produces audio, or why it never will.
@@ -107,7 +111,7 @@ public actor PlaybackController {
 
     /// How fast the position advances now.
     var effectiveRate: Double {
-        guard state == .playing else { return 0 }
+        guard state == .playing, !isSeekLanding else { return 0 }
         if case .fastForward = seekHold?.kind { return configuration.fastForwardRate }
         return rate
     }
@@ -117,9 +121,13 @@ public actor PlaybackController {
         return duration.map { min(position, $0) } ?? position
     }
 
-    /// The engine's position when it knows one, else the anchored estimate.
+    /// Whether the current load's last seek is still on its way to the new place.
+    var isSeekLanding: Bool { seekLanding != nil && seekLanding == currentToken }
+
+    /// The engine's position when it knows one, else the anchored estimate. While a seek is landing the
+    /// target is the answer: the engine would make the caller wait for the new place, or read the old one.
     func currentPosition() async -> Double {
-        if currentToken != nil, let position = await engine.position() { return max(0, position) }
+        if currentToken != nil, !isSeekLanding, let position = await engine.position() { return max(0, position) }
         return computedPosition()
     }
 
@@ -131,7 +139,7 @@ public actor PlaybackController {
 
     /// Pins the position to the engine's reading, at the moment the engine took it.
     func reanchor() async {
-        guard currentToken != nil, let sample = await engine.positionSample() else {
+        guard currentToken != nil, !isSeekLanding, let sample = await engine.positionSample() else {
             anchor(at: computedPosition())
             return
         }

@@ -45,6 +45,38 @@ struct PlaybackControllerSeekingTests {
         #expect(snapshot.timestamp == rig.clock.now())
     }
 
+    @Test("a seek while playing shows the target standing still until audio flows there, then runs from there")
+    func seekLanding() async {
+        let rig = await PlaybackRig.loaded()
+        rig.engine.holdSeekLandings(true)
+        #expect(await rig.controller.seek(to: 42) == .success)
+        var snapshot = await rig.controller.snapshot
+        #expect(snapshot.state == .playing && snapshot.elapsed == 42 && snapshot.playbackRate == 0)
+        // Seconds on a slow network: the position must not run ahead of the audio, nor be read from the
+        // engine (which would wait for the preroll), and a skip counts from the target.
+        rig.clock.advance(by: 3)
+        #expect(await rig.controller.position() == 42)
+        #expect(await rig.controller.skip(by: 10) == .success)
+        #expect(rig.engine.calls.last == .seek(52))
+        rig.engine.landSeek()
+        await rig.settle()
+        snapshot = await rig.controller.snapshot
+        #expect(snapshot.state == .playing && snapshot.elapsed == 52 && snapshot.playbackRate == 1)
+        rig.clock.advance(by: 2)
+        #expect(await rig.controller.position() == 54)
+    }
+
+    @Test("pause while a seek is landing freezes now playing at the target")
+    func pauseWhileLanding() async {
+        let rig = await PlaybackRig.loaded()
+        rig.engine.holdSeekLandings(true)
+        #expect(await rig.controller.seek(to: 42) == .success)
+        rig.clock.advance(by: 3)
+        #expect(await rig.controller.pause() == .success)
+        let snapshot = await rig.controller.snapshot
+        #expect(snapshot.state == .paused && snapshot.elapsed == 42 && snapshot.playbackRate == 0)
+    }
+
     @Test("seek outside the item or to another item is refused")
     func seekRefused() async {
         let rig = await PlaybackRig.loaded()

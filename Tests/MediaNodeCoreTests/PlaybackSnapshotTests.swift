@@ -31,6 +31,7 @@ struct PlaybackSnapshotTests {
     func extrapolation() async {
         let rig = await PlaybackRig.loaded()
         await rig.controller.seek(to: 50)
+        await rig.settle()  // the seek lands: the engine plays at the new place
         let snapshot = await rig.controller.snapshot
         #expect(snapshot.elapsed(at: snapshot.timestamp + 10) == 60)
         #expect(snapshot.elapsed(at: snapshot.timestamp + 1_000) == 200, "never past the end")
