@@ -35,11 +35,14 @@ final class InboundLanes: Sendable {
             }
         }
         // A quarter of a second is fine grained enough next to a deadline of seconds, and costs nothing
-        // on a command's path (no timer per command).
+        // on a command's path (no timer per command); with nothing pending it sleeps, which matters to a
+        // process running many nodes.
         watchdog = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(250))
-                for entry in deadlines.expire(at: .now) { node.answerOverdue(entry, after: deadlines.limit) }
+            for await _ in deadlines.becamePending {
+                while !Task.isCancelled, !deadlines.isEmpty {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    for entry in deadlines.expire(at: .now) { node.answerOverdue(entry, after: deadlines.limit) }
+                }
             }
         }
         Task { [self] in
@@ -65,6 +68,7 @@ final class InboundLanes: Sendable {
     func finish() {
         playback.finish()
         content.finish()
+        deadlines.finishWatching()
         watchdog.cancel()
     }
 }

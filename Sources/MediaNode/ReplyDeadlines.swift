@@ -18,18 +18,31 @@ final class ReplyDeadlines: Sendable {
 
     let limit: Duration
     private let state = Mutex<(next: UInt64, entries: [UInt64: Entry])>((0, [:]))
+    /// Yields when a command arrives with none pending, so the watchdog sleeps while the node is idle.
+    let becamePending: AsyncStream<Void>
+    private let pendingContinuation: AsyncStream<Void>.Continuation
 
-    init(limit: Duration) { self.limit = limit }
+    init(limit: Duration) {
+        self.limit = limit
+        (becamePending, pendingContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
 
     /// Records an arrival; the ticket names it to `start`, `finish`.
     func admit(_ message: MQTTMessage) -> UInt64 {
         let now = ContinuousClock.now
-        return state.withLock { state in
+        let (ticket, first) = state.withLock { state in
             state.next += 1
             state.entries[state.next] = Entry(message: message, arrived: now)
-            return state.next
+            return (state.next, state.entries.count == 1)
         }
+        if first { pendingContinuation.yield() }
+        return ticket
     }
+
+    var isEmpty: Bool { state.withLock { $0.entries.isEmpty } }
+
+    /// Ends `becamePending`, and with it the watchdog.
+    func finishWatching() { pendingContinuation.finish() }
 
     /// The lane takes its turn on the command; false when it was already answered (and must not be performed).
     func start(_ ticket: UInt64) -> Bool {
