@@ -21,7 +21,11 @@ struct RetainedStateTests {
         #expect(info["nodeId"] == "car1")
         #expect(info["version"] == .string(MediaNodeVersion.string))
         #expect(info["mqttVersion"] == "5")
-        #expect(info["startedAt"]?.stringValue != nil)
+        // ISO 8601 in UTC to the second, as ISO8601DateFormatter wrote it before the node formatted it itself.
+        let startedAt = try #require(info["startedAt"]?.stringValue)
+        #expect(startedAt.count == 20 && startedAt.hasSuffix("Z"), "\(startedAt)")
+        let started = try #require(ISO8601DateFormatter().date(from: startedAt), "\(startedAt)")
+        #expect(abs(started.timeIntervalSinceNow) < 120, "\(startedAt)")
         let nowPlaying = try await late.first { $0.topic == running.topics.nowPlaying }
         #expect(nowPlaying.retain)
         #expect(try JSONValue(parsing: nowPlaying.payload) == ["state": "stopped"])
