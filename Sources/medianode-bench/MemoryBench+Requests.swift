@@ -1,5 +1,6 @@
 import Foundation
 import MediaNodeTesting
+import Playback
 
 /// The mixed requests the memory benchmark sends: playback (play an item, play, pause, seek), reads of the
 /// tree (browse of every published page and deeper, contentItem of every identifier seen, and unknown
@@ -20,7 +21,7 @@ struct RequestMix: Sendable {
     func send(_ count: Int, to observer: MemoryObserver) async throws -> Int {
         let (paths, identifiers, seed, prefix) = (paths, identifiers, seed, observer.prefix)
         return await onDedicatedThread {
-            var random = SplitMix64(seed: seed)
+            var random = SeededGenerator(seed: seed)
             var hostile = HostilePayloads(seed: seed)
             let inFlight = 4
             var lost = 0
@@ -34,25 +35,25 @@ struct RequestMix: Sendable {
         }
     }
 
-    static func request(_ random: inout SplitMix64, _ hostile: inout HostilePayloads, paths: [[Int]],
+    static func request(_ random: inout SeededGenerator, _ hostile: inout HostilePayloads, paths: [[Int]],
                         identifiers: [String]) -> (String, [UInt8]) {
         func json(_ text: String) -> [UInt8] { Array(text.utf8) }
         func path(_ indices: [Int]) -> String { "[" + indices.map(String.init).joined(separator: ",") + "]" }
-        switch random.next(below: 20) {
-        case 0: return ("playItem", json(#"{"indexPath":[0,1,0,\#(random.next(below: 3))]}"#))
+        switch random.nextIndex(below: 20) {
+        case 0: return ("playItem", json(#"{"indexPath":[0,1,0,\#(random.nextIndex(below: 3))]}"#))
         case 1, 2: return ("play", [])
         case 3, 4: return ("pause", [])
-        case 5, 6: return ("changePlaybackPosition", json(#"{"positionTime":\#(random.next(below: 29))}"#))
+        case 5, 6: return ("changePlaybackPosition", json(#"{"positionTime":\#(random.nextIndex(below: 29))}"#))
         case 7, 8, 9:
-            let page = paths[random.next(below: paths.count)]
-            return ("browse", json(#"{"indexPath":\#(path(page)),"offset":\#(random.next(below: 3)),"limit":50}"#))
+            let page = paths[random.nextIndex(below: paths.count)]
+            return ("browse", json(#"{"indexPath":\#(path(page)),"offset":\#(random.nextIndex(below: 3)),"limit":50}"#))
         case 10:
             // One level below a published page: published when browsed.
-            let page = paths[random.next(below: paths.count)] + [random.next(below: 3)]
+            let page = paths[random.nextIndex(below: paths.count)] + [random.nextIndex(below: 3)]
             return ("browse", json(#"{"indexPath":\#(path(page))}"#))
         case 11, 12, 13:
-            return ("contentItem", json(#"{"identifier":"\#(identifiers[random.next(below: identifiers.count)])"}"#))
-        case 14: return ("contentItem", json(#"{"identifier":"track:unknown\#(random.next(below: 1_000_000))"}"#))
+            return ("contentItem", json(#"{"identifier":"\#(identifiers[random.nextIndex(below: identifiers.count)])"}"#))
+        case 14: return ("contentItem", json(#"{"identifier":"track:unknown\#(random.nextIndex(below: 1_000_000))"}"#))
         default:
             let request = hostile.next(playablePath: [0, 1, 0, 0])
             return (request.command, request.payload)
