@@ -237,10 +237,14 @@ public final class InMemoryAudioEngine: AudioEngine {
     }
 
     public func seek(to seconds: Double) async throws(AudioError) {
-        if let stall = state.withLock({ $0.seekStall }) { try? await Task.sleep(for: stall) }
+        // Recorded as it starts, so a test sees a stalled seek in the engine while it stalls.
+        let stall = state.withLock { state in
+            state.calls.append(.seek(seconds))
+            return state.seekStall
+        }
+        if let stall { try? await Task.sleep(for: stall) }
         let now = clock.now()
         try state.withLock { state throws(AudioError) in
-            state.calls.append(.seek(seconds))
             guard state.loaded != nil else { throw AudioError(.engine, "nothing loaded") }
             state.anchorPosition = seconds
             state.anchorTime = now

@@ -45,8 +45,13 @@ struct ReplyDeadlineTests {
         }
         #expect(try await send("playItem", #","identifier":"track:1""#).0["status"] == "success")
         engine.stallSeeks(for: .seconds(8))
-        // Sent together: the seek holds the lane for 8 s, the pause waits behind it; the deadline is 1 s.
+        // The seek holds the lane for 8 s and the pause waits behind it; the deadline is 1 s. The pause goes
+        // once the seek is in the engine, so it cannot overtake it.
         async let seek = send("changePlaybackPosition", #","positionTime":30"#)
+        let sent = ContinuousClock.now
+        while !engine.calls.contains(.seek(30)), ContinuousClock.now - sent < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         async let pause = send("pause", "")
         let (seekReply, seekTime) = try await seek
         let (pauseReply, pauseTime) = try await pause
