@@ -84,6 +84,15 @@ public actor TestMQTTClient {
         try await waitForNew(timeout: timeout) { $0.topic == topic && matches($0) }
     }
 
+    /// The latest message on `topic` when it matches (nil: nothing received there), else the next one that
+    /// does. Checked and awaited in one step on this actor, so a message arriving in between is not missed.
+    public func current(on topic: String, timeout: Duration = .seconds(10),
+                        where matches: @escaping @Sendable (MQTTMessage?) -> Bool) async throws -> MQTTMessage? {
+        let latest = received.last { $0.topic == topic }
+        if matches(latest) { return latest }
+        return try await waitForNew(timeout: timeout) { $0.topic == topic && matches($0) }
+    }
+
     /// The latest message received on `topic`, if any.
     public func latest(on topic: String) -> MQTTMessage? { received.last { $0.topic == topic } }
 

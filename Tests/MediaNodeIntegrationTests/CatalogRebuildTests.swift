@@ -72,7 +72,8 @@ struct CatalogRebuildTests {
         let seen = await watcher.received.dropFirst(eventIndex).map { "\($0.topic) \(String(decoding: $0.payload.prefix(200), as: UTF8.self))" }
         #expect(refilled, "the albums node was not republished from the rebuilt catalog: \(node.log) \(seen)")
         let database = try CatalogDatabase(path: path, integrityCheck: .skipped)
-        #expect(try await database.summary().playables == 2, "only the library came back; the bulk source is gone")
+        let playables = try await database.summary().playables
+        #expect(playables == 2, "only the library came back, the bulk source is gone; found \(playables) playables")
         try database.close()
         node.signal(SIGTERM)
         #expect(await node.waitForExit() == 0)

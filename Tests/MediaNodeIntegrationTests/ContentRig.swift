@@ -99,14 +99,15 @@ struct ContentRig {
         return try? JSONValue(parsing: message.payload)
     }
 
-    func waitForNode(_ path: [Int], timeout: Duration = .seconds(10), where matches: @escaping @Sendable (JSONValue?) -> Bool)
+    /// The node at `path` once `matches` holds for it (nil: cleared or never published). The latest and the
+    /// next are read in one step: checked apart, a message arriving between them was missed under load.
+    func waitForNode(_ path: [Int], timeout: Duration = .seconds(20), where matches: @escaping @Sendable (JSONValue?) -> Bool)
         async throws -> JSONValue? {
-        let topic = topics.contentTree(path)
-        if matches(await node(path)) { return await node(path) }
-        let message = try await client.next(on: topic, timeout: timeout) {
-            matches($0.payload.isEmpty ? nil : try? JSONValue(parsing: $0.payload))
+        @Sendable func document(_ message: MQTTMessage?) -> JSONValue? {
+            guard let message, !message.payload.isEmpty else { return nil }
+            return try? JSONValue(parsing: message.payload)
         }
-        return message.payload.isEmpty ? nil : try JSONValue(parsing: message.payload)
+        return document(try await client.current(on: topics.contentTree(path), timeout: timeout) { matches(document($0)) })
     }
 
     /// Stops the node; the broker keeps running unless `stopBroker`.
