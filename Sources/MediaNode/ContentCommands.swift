@@ -12,19 +12,17 @@ extension Node {
         let artworkTopic: @Sendable (String) -> String = { [topics] in topics.artwork($0) }
         // A browse that changes nothing gets the document its topic already holds (S26), on the
         // transport's thread when nothing waits before it.
-        let published: ImmediateCommandHandler = { event in
-            guard case let .browse(path, offset, limit) = event.arguments,
-                  let answer = manager.publishedAnswer(IndexPath(path), offset: offset, limit: limit)
+        let published: @Sendable (BrowseRequest) -> CommandResult? = { request in
+            guard let answer = manager.publishedAnswer(
+                IndexPath(request.indexPath), offset: request.offset, limit: request.limit)
             else { return nil }
             Self.prefetch(answer.prefetch, manager)
             return .success(encodedData: answer.document)
         }
-        commandCenter.addHandler(for: .browse, immediate: published) { [weak self] event in
-            if let answer = published(event) { return answer }
-            guard case let .browse(path, offset, limit) = event.arguments else { return .failed("bad arguments") }
-            let indexPath = IndexPath(path)
+        commandCenter.addHandler(for: .browse, immediate: published) { [weak self] request in
+            if let answer = published(request) { return answer }
             do {
-                switch try await manager.browse(indexPath, offset: offset, limit: limit) {
+                switch try await manager.browse(IndexPath(request.indexPath), offset: request.offset, limit: request.limit) {
                 case let .noSuchContent(message):
                     return CommandResult(.noSuchContent, message: message)
                 case let .node(node, update, prefetch):
@@ -36,8 +34,7 @@ extension Node {
                 return .failed("could not read the catalog: \(error)")
             }
         }
-        commandCenter.addHandler(for: .contentItem) { [treeArtwork] event in
-            guard case let .contentItem(identifier) = event.arguments else { return .failed("bad arguments") }
+        commandCenter.addHandler(for: .contentItem) { [treeArtwork] identifier in
             do {
                 guard let item = try await manager.item(identifier: identifier) else {
                     return CommandResult(.noSuchContent, message: "no item '\(identifier)'")
@@ -49,12 +46,12 @@ extension Node {
             }
         }
         guard let playback else { return }
-        commandCenter.addHandler(for: .playItem) { [weak self] event in
-            guard case let .playItem(reference) = event.arguments, let self else { return .failed("bad arguments") }
+        commandCenter.addHandler(for: .playItem) { [weak self] reference in
+            guard let self else { return .failed("the node is shutting down") }
             return await self.playItem(reference, content: content, playback: playback)
         }
-        commandCenter.addHandler(for: .prepareQueue) { [weak self] event in
-            guard case let .prepareQueue(identifiers) = event.arguments, let self else { return .failed("bad arguments") }
+        commandCenter.addHandler(for: .prepareQueue) { [weak self] identifiers in
+            guard let self else { return .failed("the node is shutting down") }
             return await self.prepareQueue(identifiers, content: content, playback: playback)
         }
     }

@@ -77,7 +77,7 @@ extension Node {
     /// Reads of the content tree and the context: they never wait for the audio.
     func isContentMessage(_ message: MQTTMessage) -> Bool {
         guard let name = topics.commandName(in: message.topic) else { return message.topic == topics.context }
-        return name == RemoteCommand.browse.rawValue || name == RemoteCommand.contentItem.rawValue
+        return commandCenter.lane(of: name) == .content
     }
 
     /// Answers a command that needs no waiting (see `RemoteCommandCenter.answerImmediately`); false when

@@ -6,19 +6,9 @@ import RemoteCommands
 // MARK: - Following playback
 
 extension Node {
-    /// Commands that need a current item, shown unavailable with nothing loaded (S2, S3).
-    static let itemCommands: [RemoteCommand] = [
-        .changePlaybackPosition, .changePlaybackRate, .skipForward, .skipBackward, .seekForward, .seekBackward,
-    ]
-    /// Commands that make no sense in a live stream (S14).
-    static let seekCommands: [RemoteCommand] = [
-        .changePlaybackPosition, .skipForward, .skipBackward, .seekForward, .seekBackward,
-    ]
-
     /// Starts the controller and the tasks that publish what it does.
     func startPlayback() -> [Task<Void, Never>] {
         guard let playback else { return [] }
-        commandCenter.setAvailable(false, for: Self.itemCommands)
         return [
             Task { await playback.run() },
             Task { await self.followSnapshots(playback) },
@@ -34,11 +24,11 @@ extension Node {
                 snapshot, nowPlayingIdentifiers: snapshot.item.map { nowPlayingIdentifiers(for: $0.identifier) })
             await followProgress(snapshot)
             commandCenter.setCurrentPlaybackRate(snapshot.rate)
-            commandCenter.setParameter("currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: .changeRepeatMode)
-            commandCenter.setParameter("currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: .changeShuffleMode)
-            let loaded = snapshot.item != nil
-            commandCenter.setAvailable(loaded, for: Self.itemCommands)
-            if loaded && snapshot.isLiveStream { commandCenter.setAvailable(false, for: Self.seekCommands) }
+            commandCenter.setParameter(
+                "currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: RemoteCommand.changeRepeatMode)
+            commandCenter.setParameter(
+                "currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: RemoteCommand.changeShuffleMode)
+            commandCenter.setNowPlaying(isItemLoaded: snapshot.item != nil, isLiveStream: snapshot.isLiveStream)
             if snapshot.item?.identifier != shownItem {
                 shownItem = snapshot.item?.identifier
                 if let shownItem {

@@ -9,39 +9,28 @@ extension Node {
     /// Registers one handler per playback command; each maps the controller's outcome to a status.
     func registerPlaybackCommands(_ playback: PlaybackController) {
         let center = commandCenter
-        let intervals = configuration.capabilities.preferredIntervals
-        func on(_ command: RemoteCommand, _ body: @escaping @Sendable (CommandArguments) async -> CommandResult) {
-            center.addHandler(for: command) { event in await body(event.arguments) }
-        }
-        on(.play) { _ in Self.result(await playback.play()) }
-        on(.pause) { _ in Self.result(await playback.pause()) }
-        on(.togglePlayPause) { _ in Self.result(await playback.togglePlayPause()) }
-        on(.stop) { _ in Self.result(await playback.stop()) }
-        on(.nextTrack) { _ in Self.result(await playback.nextTrack()) }
-        on(.previousTrack) { _ in Self.result(await playback.previousTrack()) }
-        on(.skipForward) { arguments in
-            guard case let .skip(interval) = arguments else { return .failed("bad arguments") }
-            return Self.result(await playback.skip(by: interval ?? intervals.first ?? 15))
-        }
-        on(.skipBackward) { arguments in
-            guard case let .skip(interval) = arguments else { return .failed("bad arguments") }
-            return Self.result(await playback.skip(by: -(interval ?? intervals.first ?? 15)))
-        }
-        for (command, forward) in [(RemoteCommand.seekForward, true), (.seekBackward, false)] {
-            on(command) { arguments in
-                guard case let .seek(type) = arguments else { return .failed("bad arguments") }
+        let capabilities = configuration.capabilities
+        let interval = capabilities.preferredIntervals.first ?? 15
+        center.addHandler(for: .play) { Self.result(await playback.play()) }
+        center.addHandler(for: .pause) { Self.result(await playback.pause()) }
+        center.addHandler(for: .togglePlayPause) { Self.result(await playback.togglePlayPause()) }
+        center.addHandler(for: .stop) { Self.result(await playback.stop()) }
+        center.addHandler(for: .nextTrack) { Self.result(await playback.nextTrack()) }
+        center.addHandler(for: .previousTrack) { Self.result(await playback.previousTrack()) }
+        center.addHandler(for: .skipForward) { Self.result(await playback.skip(by: $0 ?? interval)) }
+        center.addHandler(for: .skipBackward) { Self.result(await playback.skip(by: -($0 ?? interval))) }
+        for (command, forward) in [(RemoteCommand<SeekCommandType>.seekForward, true), (.seekBackward, false)] {
+            center.addHandler(for: command) { type in
                 switch type {
-                case .beginSeeking: return Self.result(await playback.beginSeeking(forward: forward))
-                case .endSeeking: return Self.result(await playback.endSeeking())
+                case .beginSeeking: Self.result(await playback.beginSeeking(forward: forward))
+                case .endSeeking: Self.result(await playback.endSeeking())
                 }
             }
         }
-        on(.changePlaybackPosition) { arguments in
-            guard case let .changePlaybackPosition(position, identifier) = arguments else { return .failed("bad arguments") }
-            return Self.result(await playback.seek(to: position, identifier: identifier))
+        center.addHandler(for: .changePlaybackPosition) { request in
+            Self.result(await playback.seek(to: request.positionTime, identifier: request.identifier))
         }
-        on(.changePlaybackRate) { [capabilities = configuration.capabilities] arguments in
-            guard case let .changePlaybackRate(request) = arguments else { return .failed("bad arguments") }
+        center.addHandler(for: .changePlaybackRate) { request in
             switch request {
             case let .rate(rate):
                 return Self.result(await playback.setRate(rate))
@@ -53,26 +42,20 @@ extension Node {
                 return Self.result(await playback.setRate(next), data: ["playbackRate": .number(next)])
             }
         }
-        on(.changeRepeatMode) { arguments in
-            guard case let .changeRepeatMode(type) = arguments, let mode = RepeatMode(rawValue: type.rawValue) else {
-                return .failed("bad arguments")
-            }
-            return Self.result(await playback.setRepeatMode(mode))
+        center.addHandler(for: .changeRepeatMode) { type in
+            Self.result(await playback.setRepeatMode(RepeatMode(type)))
         }
-        on(.changeShuffleMode) { arguments in
-            guard case let .changeShuffleMode(type) = arguments, let mode = ShuffleMode(rawValue: type.rawValue) else {
-                return .failed("bad arguments")
-            }
-            return Self.result(await playback.setShuffleMode(mode))
+        center.addHandler(for: .changeShuffleMode) { type in
+            Self.result(await playback.setShuffleMode(ShuffleMode(type)))
         }
-        on(.enableLanguageOption) { arguments in
-            guard case let .languageOption(tag, type) = arguments else { return .failed("bad arguments") }
-            guard type == .audible else { return .failed("no such language option: no legible (subtitle) options") }
-            return Self.languageResult(await playback.selectAudioStream(languageTag: tag), tag: tag)
+        center.addHandler(for: .enableLanguageOption) { option in
+            guard option.type == .audible else { return .failed("no such language option: no legible (subtitle) options") }
+            return Self.languageResult(
+                await playback.selectAudioStream(languageTag: option.languageTag), tag: option.languageTag)
         }
-        on(.disableLanguageOption) { arguments in
-            guard case let .languageOption(tag, type) = arguments else { return .failed("bad arguments") }
-            guard type == .audible else { return .failed("no such language option: no legible (subtitle) options") }
+        center.addHandler(for: .disableLanguageOption) { option in
+            guard option.type == .audible else { return .failed("no such language option: no legible (subtitle) options") }
+            let tag = option.languageTag
             let streams = await playback.audioStreams()
             guard let stream = streams.first(where: { $0.languageTag?.lowercased() == tag.lowercased() }) else {
                 let nothingLoaded = await playback.snapshot.item == nil
@@ -87,11 +70,10 @@ extension Node {
             }
             return Self.result(await playback.selectAudioStream(other.index))
         }
-        on(.interrupt) { arguments in
-            guard case let .interrupt(request) = arguments else { return .failed("bad arguments") }
+        center.addHandler(for: .interrupt) { request in
             switch request {
-            case let .begin(duck): return Self.result(await playback.beginInterruption(duck: duck))
-            case let .end(shouldResume): return Self.result(await playback.endInterruption(shouldResume: shouldResume))
+            case let .begin(duck): Self.result(await playback.beginInterruption(duck: duck))
+            case let .end(shouldResume): Self.result(await playback.endInterruption(shouldResume: shouldResume))
             }
         }
         registerFeedbackCommands(playback)
@@ -99,9 +81,8 @@ extension Node {
 
     private func registerFeedbackCommands(_ playback: PlaybackController) {
         let feedback = self.feedback
-        for (command, mark) in [(RemoteCommand.like, FeedbackMark.like), (.dislike, .dislike), (.bookmark, .bookmark)] {
-            commandCenter.addHandler(for: command) { [weak self] event in
-                guard case let .feedback(isNegative) = event.arguments else { return .failed("bad arguments") }
+        for (command, mark) in [(RemoteCommand<Bool>.like, FeedbackMark.like), (.dislike, .dislike), (.bookmark, .bookmark)] {
+            commandCenter.addHandler(for: command) { [weak self] isNegative in
                 guard let identifier = await playback.snapshot.item?.identifier else {
                     return CommandResult(.noActionableNowPlayingItem, message: "nothing is playing to mark")
                 }
@@ -114,8 +95,7 @@ extension Node {
                 }
             }
         }
-        commandCenter.addHandler(for: .rating) { event in
-            guard case let .rating(value) = event.arguments else { return .failed("bad arguments") }
+        commandCenter.addHandler(for: .rating) { value in
             guard let identifier = await playback.snapshot.item?.identifier else {
                 return CommandResult(.noActionableNowPlayingItem, message: "nothing is playing to rate")
             }
@@ -130,9 +110,9 @@ extension Node {
 
     /// Reflects the current item's marks as `isActive` of like, dislike and bookmark.
     func showFeedback(_ marks: ItemFeedback) {
-        commandCenter.setParameter("isActive", .bool(marks.liked), for: .like)
-        commandCenter.setParameter("isActive", .bool(marks.disliked), for: .dislike)
-        commandCenter.setParameter("isActive", .bool(marks.bookmarked), for: .bookmark)
+        commandCenter.setParameter("isActive", .bool(marks.liked), for: RemoteCommand.like)
+        commandCenter.setParameter("isActive", .bool(marks.disliked), for: RemoteCommand.dislike)
+        commandCenter.setParameter("isActive", .bool(marks.bookmarked), for: RemoteCommand.bookmark)
     }
 
     static func result(_ outcome: PlaybackOutcome, data: JSONValue? = nil) -> CommandResult {
@@ -154,6 +134,26 @@ extension Node {
         case .alreadyPlaying, .alreadyPaused, .invalid, .unplayable: .commandFailed
         case .noSuchContent: .noSuchContent
         case .deviceLost: .deviceNotFound
+        }
+    }
+}
+
+extension RepeatMode {
+    init(_ type: RepeatType) {
+        switch type {
+        case .off: self = .off
+        case .one: self = .one
+        case .all: self = .all
+        }
+    }
+}
+
+extension ShuffleMode {
+    init(_ type: ShuffleType) {
+        switch type {
+        case .off: self = .off
+        case .items: self = .items
+        case .collections: self = .collections
         }
     }
 }

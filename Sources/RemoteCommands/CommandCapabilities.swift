@@ -8,15 +8,16 @@ public struct CommandCapabilities: Sendable, Equatable {
     public var playerPlaybackRates: [Double]
     public var minimumRating: Double
     public var maximumRating: Double
-    public var feedbackTitles: [RemoteCommand: (title: String, shortTitle: String)]
+    /// Keyed by command name: like, dislike, bookmark.
+    public var feedbackTitles: [String: (title: String, shortTitle: String)]
 
     public init(
         preferredIntervals: [Double] = [15],
         supportedPlaybackRates: [Double] = [1.0, 1.5, 2.0, 0.5],
         playerPlaybackRates: [Double] = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0],
         minimumRating: Double = 0, maximumRating: Double = 5,
-        feedbackTitles: [RemoteCommand: (title: String, shortTitle: String)] = [
-            .like: ("Like", "Like"), .dislike: ("Dislike", "Dislike"), .bookmark: ("Bookmark", "Save"),
+        feedbackTitles: [String: (title: String, shortTitle: String)] = [
+            "like": ("Like", "Like"), "dislike": ("Dislike", "Dislike"), "bookmark": ("Bookmark", "Save"),
         ]
     ) {
         self.preferredIntervals = preferredIntervals

@@ -1,164 +1,96 @@
 import MediaJSON
-/// Every command the node accepts on `P/cmd/<name>`: the seed's twenty (S1), the playable-content
-/// commands and `interrupt`.
-public enum RemoteCommand: String, CaseIterable, Sendable, Hashable {
-    case play, pause, stop, togglePlayPause, nextTrack, previousTrack
-    case skipForward, skipBackward, seekForward, seekBackward
-    case changePlaybackPosition, changePlaybackRate, changeRepeatMode, changeShuffleMode
-    case rating, like, dislike, bookmark
-    case enableLanguageOption, disableLanguageOption
-    case playItem, prepareQueue, browse, contentItem
-    case interrupt
 
-    /// Commands that act on the current item and so need one (S4 noActionableNowPlayingItem).
-    public var needsNowPlayingItem: Bool {
-        switch self {
-        case .play, .pause, .togglePlayPause, .nextTrack, .previousTrack, .skipForward, .skipBackward,
-             .seekForward, .seekBackward, .changePlaybackPosition, .changePlaybackRate:
-            true
-        default:
-            false
+/// Which inbound lane a command takes (see the node's `InboundLanes`).
+public enum CommandLane: Sendable {
+    /// One at a time, in order, next to the audio engine.
+    case playback
+    /// Reads of the catalog: they never wait for the audio (S26).
+    case content
+}
+
+/// When a command shows as enabled in `P/commands` (S2, S3, S14, S17). A command shown unavailable is
+/// still performed: its handler answers with the status that tells why (noActionableNowPlayingItem).
+public enum CommandAvailability: Sendable {
+    case always
+    /// Something is loaded.
+    case withItem
+    /// Something is loaded and it is not a live stream (S14).
+    case withSeekableItem
+    /// Something is loaded and the rate is one a head unit shows (S17).
+    case withItemAtHeadUnitRate
+}
+
+/// What the center knows when it decides whether a command shows as enabled.
+public struct CommandCenterState: Sendable, Equatable {
+    public var isItemLoaded = false
+    public var isLiveStream = false
+    public var currentPlaybackRate = 1.0
+}
+
+/// One command of the contract: its name, lane, availability, capability parameters and the decoding of
+/// its payload into `Arguments`, typed and checked once. A handler registered for it receives the typed
+/// arguments, so it never re-examines the payload.
+public struct RemoteCommand<Arguments: Sendable>: AnyRemoteCommand {
+    public let name: String
+    public let lane: CommandLane
+    public let availability: CommandAvailability
+    let staticParameters: @Sendable (CommandCapabilities) -> [String: JSONValue]
+    /// Throws `CommandValidationError` (typed throws do not reach into closure literals yet).
+    let decoder: @Sendable (PayloadFields, CommandCapabilities) throws -> Arguments
+    /// A refusal that depends on the center's state rather than on the payload alone (S17's "next").
+    let gate: (@Sendable (Arguments, CommandCenterState, CommandCapabilities) -> String?)?
+
+    init(_ name: String, lane: CommandLane = .playback, availability: CommandAvailability = .always,
+         parameters: @escaping @Sendable (CommandCapabilities) -> [String: JSONValue] = { _ in [:] },
+         gate: (@Sendable (Arguments, CommandCenterState, CommandCapabilities) -> String?)? = nil,
+         decode: @escaping @Sendable (PayloadFields, CommandCapabilities) throws -> Arguments) {
+        self.name = name
+        self.lane = lane
+        self.availability = availability
+        self.staticParameters = parameters
+        self.gate = gate
+        self.decoder = decode
+    }
+
+    /// Reads a payload (already known to be a JSON object); unknown extra fields are ignored.
+    public func decode(_ payload: [String: JSONValue], capabilities: CommandCapabilities = .init())
+        throws(CommandValidationError) -> Arguments {
+        do {
+            return try decoder(PayloadFields(payload), capabilities)
+        } catch let error as CommandValidationError {
+            throw error
+        } catch {
+            throw CommandValidationError("\(error)")
+        }
+    }
+
+    public func parameters(_ capabilities: CommandCapabilities) -> [String: JSONValue] {
+        staticParameters(capabilities)
+    }
+
+}
+
+/// A command of any argument type, as the center lists it.
+public protocol AnyRemoteCommand: Sendable {
+    var name: String { get }
+    var lane: CommandLane { get }
+    var availability: CommandAvailability { get }
+    /// The capability parameters that do not change at run time (S7).
+    func parameters(_ capabilities: CommandCapabilities) -> [String: JSONValue]
+    /// Where the center keeps this command's handlers.
+    func makeSlot() -> CommandSlot
+}
+
+extension AnyRemoteCommand {
+    func isShownAvailable(in state: CommandCenterState, capabilities: CommandCapabilities) -> Bool {
+        switch availability {
+        case .always: true
+        case .withItem: state.isItemLoaded
+        case .withSeekableItem: state.isItemLoaded && !state.isLiveStream
+        case .withItemAtHeadUnitRate: state.isItemLoaded && capabilities.isSupportedByHeadUnit(state.currentPlaybackRate)
         }
     }
 }
 
-/// The status a handler answers with (S4), with the seed's numeric codes.
-public enum CommandStatus: String, Sendable, CaseIterable {
-    case success
-    case noSuchContent
-    case noActionableNowPlayingItem
-    case deviceNotFound
-    case commandFailed
-
-    public var code: Int {
-        switch self {
-        case .success: 0
-        case .noSuchContent: 100
-        case .noActionableNowPlayingItem: 110
-        case .deviceNotFound: 120
-        case .commandFailed: 200
-        }
-    }
-}
-
-/// What a handler returns: a status, a message saying why when it is not success, and optional data.
-///
-/// A handler that starts slow work returns `later`: the request is answered when that work finishes,
-/// while the commands after it go on (S24: a head unit's play request is answered only once audio plays).
-public struct CommandResult: Sendable, Equatable {
-    public var status: CommandStatus
-    public var message: String?
-    /// The data as one value or as bytes already encoded (a page of the tree, encoded once, sent often).
-    var payload: Payload?
-    /// When set, the real result: the reply waits for it.
-    public internal(set) var deferred: DeferredResult?
-
-    enum Payload: Sendable {
-        case value(JSONValue)
-        case encoded(EncodedJSON)
-    }
-
-    public init(_ status: CommandStatus, message: String? = nil, data: JSONValue? = nil) {
-        self.status = status
-        self.message = message
-        self.payload = data.map(Payload.value)
-    }
-
-    public var data: JSONValue? {
-        get {
-            switch payload {
-            case nil: nil
-            case let .value(value)?: value
-            case let .encoded(encoded)?: encoded.value
-            }
-        }
-        set { payload = newValue.map(Payload.value) }
-    }
-
-    /// The data as bytes; encodes a value on each call.
-    public var encodedData: EncodedJSON? {
-        switch payload {
-        case nil: nil
-        case let .value(value)?: EncodedJSON(value)
-        case let .encoded(encoded)?: encoded
-        }
-    }
-
-    public static let success = CommandResult(.success)
-    public static func success(data: JSONValue) -> CommandResult { CommandResult(.success, data: data) }
-    /// Success with data that is already encoded; the reply carries the bytes as they are.
-    public static func success(encodedData: EncodedJSON) -> CommandResult {
-        var result = CommandResult(.success)
-        result.payload = .encoded(encodedData)
-        return result
-    }
-    public static func failed(_ message: String) -> CommandResult { CommandResult(.commandFailed, message: message) }
-
-    /// The request is answered with what `body` returns, once it returns.
-    public static func later(_ body: @escaping @Sendable () async -> CommandResult) -> CommandResult {
-        var result = CommandResult(.success)
-        result.deferred = DeferredResult(body: body)
-        return result
-    }
-
-    public static func == (lhs: CommandResult, rhs: CommandResult) -> Bool {
-        lhs.status == rhs.status && lhs.message == rhs.message && lhs.encodedData == rhs.encodedData
-            && (lhs.deferred == nil) == (rhs.deferred == nil)
-    }
-}
-
-/// Work a handler started whose outcome is the command's real result.
-public struct DeferredResult: Sendable {
-    let body: @Sendable () async -> CommandResult
-
-    /// Waits for the work, and for any work it defers in turn.
-    public func result() async -> CommandResult {
-        var result = await body()
-        while let next = result.deferred { result = await next.body() }
-        return result
-    }
-}
-
-/// The single reply every request gets, on `P/result` and on its MQTT 5 response topic.
-public struct CommandReply: Sendable, Equatable {
-    public var id: String?
-    /// The command name as it arrived, even when it is not a known command.
-    public var command: String
-    public var result: CommandResult
-
-    public init(id: String?, command: String, result: CommandResult) {
-        self.id = id
-        self.command = command
-        self.result = result
-    }
-
-    public var json: JSONValue {
-        [
-            "id": JSONValue(id), "command": .string(command), "status": .string(result.status.rawValue),
-            "code": .number(Double(result.status.code)), "message": JSONValue(result.message),
-            "data": result.data ?? .null,
-        ]
-    }
-
-    /// The reply as sent: `json` encoded, with encoded data spliced in as it is.
-    public var jsonBytes: [UInt8] {
-        var writer = JSONObjectWriter(capacity: 160 + (result.encodedData?.bytes.count ?? 0))
-        writer.member("code", .number(Double(result.status.code)))
-        writer.member("command", .string(command))
-        if let data = result.encodedData {
-            writer.member("data", encoded: data)
-        } else {
-            writer.member("data", .null)
-        }
-        writer.member("id", JSONValue(id))
-        writer.member("message", JSONValue(result.message))
-        writer.member("status", .string(result.status.rawValue))
-        return writer.finish()
-    }
-
-    /// The same reply with the deferred work's result, once it is known.
-    public func finished() async -> CommandReply {
-        guard let deferred = result.deferred else { return self }
-        return CommandReply(id: id, command: command, result: await deferred.result())
-    }
-}
+/// A command with no payload fields.
+public typealias PlainCommand = RemoteCommand<Void>

@@ -1,59 +1,48 @@
 import Synchronization
 import MediaJSON
 
-/// Handles one validated command. Runs on the caller's task; may await the engine.
-public typealias CommandHandler = @Sendable (RemoteCommandEvent) async -> CommandResult
-
-/// Answers a validated command from what is at hand, without waiting for anything, or returns nil when
-/// it cannot (then the command's `CommandHandler` answers it). Runs on the transport's thread.
-public typealias ImmediateCommandHandler = @Sendable (RemoteCommandEvent) -> CommandResult?
-
-/// A validated command on its way to its handlers.
-public struct RemoteCommandEvent: Sendable, Equatable {
-    public var command: RemoteCommand
-    public var arguments: CommandArguments
-    public var id: String?
-}
-
 /// Identifies one registered handler so it can be removed again (S3).
 public struct CommandHandlerToken: Hashable, Sendable {
     let rawValue: UInt64
 }
 
-/// The one command center of the node (S1-S3, S7): a run-time registry of handlers per command, the
-/// enabled flags and capability parameters that `P/commands` shows, and the single place where every
-/// request is validated and answered.
+/// The one command center of the node (S1-S3, S7): the command table, a run-time registry of handlers per
+/// command, the enabled flags and capability parameters that `P/commands` shows, and the single place
+/// where every request is decoded, validated and answered.
 public final class RemoteCommandCenter: Sendable {
     public let capabilities: CommandCapabilities
     /// Yields whenever the capability document may have changed; a burst of changes coalesces into one.
     public let changes: AsyncStream<Void>
     private let changeContinuation: AsyncStream<Void>.Continuation
-    private let state = Mutex(State())
-
-    struct Registration {
-        var token: CommandHandlerToken
-        var handler: CommandHandler
-        var immediate: ImmediateCommandHandler?
-    }
+    private let state: Mutex<State>
+    /// The table, by name; fixed at init, so it is read without the lock.
+    private let commands: [String: any AnyRemoteCommand]
+    private let order: [String]
 
     struct State {
-        var handlers: [RemoteCommand: [Registration]] = [:]
-        var disabled: Set<RemoteCommand> = []
-        var unavailable: Set<RemoteCommand> = []
-        var parameters: [RemoteCommand: [String: JSONValue]] = [:]
-        var currentPlaybackRate = 1.0
+        var slots: [String: CommandSlot] = [:]
+        var disabled: Set<String> = []
+        var parameters: [String: [String: JSONValue]] = [:]
+        var shown = CommandCenterState()
         var nextToken: UInt64 = 1
     }
 
-    public init(capabilities: CommandCapabilities = .init()) {
+    /// - Parameter commands: the commands this center answers; the contract's table unless a test says otherwise.
+    public init(capabilities: CommandCapabilities = .init(), commands: [any AnyRemoteCommand] = CommandTable.all) {
         self.capabilities = capabilities
         (changes, changeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        state.withLock { state in
-            for command in [RemoteCommand.like, .dislike, .bookmark] { state.parameters[command] = ["isActive": false] }
-            state.parameters[.changeRepeatMode] = ["currentRepeatType": "off"]
-            state.parameters[.changeShuffleMode] = ["currentShuffleType": "off"]
-        }
+        self.commands = Dictionary(uniqueKeysWithValues: commands.map { ($0.name, $0) })
+        self.order = commands.map(\.name)
+        var initial = State()
+        for command in commands { initial.slots[command.name] = command.makeSlot() }
+        for name in ["like", "dislike", "bookmark"] { initial.parameters[name] = ["isActive": false] }
+        initial.parameters["changeRepeatMode"] = ["currentRepeatType": "off"]
+        initial.parameters["changeShuffleMode"] = ["currentShuffleType": "off"]
+        state = Mutex(initial)
     }
+
+    /// The lane a command takes; nil for a name that is not a command.
+    public func lane(of name: String) -> CommandLane? { commands[name]?.lane }
 
     // MARK: - Registry (S3)
 
@@ -61,12 +50,17 @@ public final class RemoteCommandCenter: Sendable {
     /// - Parameter immediate: answers from memory when it can, for `answerImmediately`; used only while
     ///   this is the command's one handler.
     @discardableResult
-    public func addHandler(for command: RemoteCommand, immediate: ImmediateCommandHandler? = nil,
-                           _ handler: @escaping CommandHandler) -> CommandHandlerToken {
+    public func addHandler<Arguments>(
+        for command: RemoteCommand<Arguments>, immediate: (@Sendable (Arguments) -> CommandResult?)? = nil,
+        _ handler: @escaping @Sendable (Arguments) async -> CommandResult
+    ) -> CommandHandlerToken {
         let token = state.withLock { state in
             let token = CommandHandlerToken(rawValue: state.nextToken)
             state.nextToken += 1
-            state.handlers[command, default: []].append(Registration(token: token, handler: handler, immediate: immediate))
+            guard let slot = state.slots[command.name]?.storage as? TypedCommandSlot<Arguments> else {
+                preconditionFailure("\(command.name) is not in this center's command table")
+            }
+            slot.registrations.append(.init(token: token, handler: handler, immediate: immediate))
             return token
         }
         changeContinuation.yield()
@@ -75,39 +69,34 @@ public final class RemoteCommandCenter: Sendable {
 
     public func removeHandler(_ token: CommandHandlerToken) {
         state.withLock { state in
-            for command in state.handlers.keys { state.handlers[command]?.removeAll { $0.token == token } }
+            for slot in state.slots.values { slot.storage.remove(token) }
         }
         changeContinuation.yield()
     }
 
     /// Enables or disables a command (S2); a disabled command is refused and shown disabled.
-    public func setEnabled(_ enabled: Bool, for command: RemoteCommand) {
+    public func setEnabled<Arguments>(_ enabled: Bool, for command: RemoteCommand<Arguments>) {
         let changed = state.withLock { state in
-            enabled ? state.disabled.remove(command) != nil : state.disabled.insert(command).inserted
+            enabled ? state.disabled.remove(command.name) != nil : state.disabled.insert(command.name).inserted
         }
         if changed { changeContinuation.yield() }
     }
 
-    /// Shows a command as unavailable in the current state (S2, S3: nothing loaded, a live stream) without
-    /// refusing it: its handler still answers with the status that tells why (e.g.
-    /// noActionableNowPlayingItem), as the status rules require.
-    public func setAvailable(_ available: Bool, for commands: [RemoteCommand]) {
+    /// Tells the center what is loaded, for the commands whose availability depends on it (S2, S3, S14).
+    /// A command shown unavailable is still performed: its handler answers with the status that tells why.
+    public func setNowPlaying(isItemLoaded: Bool, isLiveStream: Bool) {
         let changed = state.withLock { state in
-            var changed = false
-            for command in commands {
-                changed = (available ? state.unavailable.remove(command) != nil : state.unavailable.insert(command).inserted)
-                    || changed
-            }
-            return changed
+            defer { (state.shown.isItemLoaded, state.shown.isLiveStream) = (isItemLoaded, isLiveStream) }
+            return state.shown.isItemLoaded != isItemLoaded || state.shown.isLiveStream != isLiveStream
         }
         if changed { changeContinuation.yield() }
     }
 
     /// Sets a run-time capability parameter, e.g. `isActive` of like or `currentRepeatType`.
-    public func setParameter(_ key: String, _ value: JSONValue, for command: RemoteCommand) {
+    public func setParameter<Arguments>(_ key: String, _ value: JSONValue, for command: RemoteCommand<Arguments>) {
         let changed = state.withLock { state in
-            guard state.parameters[command]?[key] != value else { return false }
-            state.parameters[command, default: [:]][key] = value
+            guard state.parameters[command.name]?[key] != value else { return false }
+            state.parameters[command.name, default: [:]][key] = value
             return true
         }
         if changed { changeContinuation.yield() }
@@ -116,26 +105,27 @@ public final class RemoteCommandCenter: Sendable {
     /// Tells the center the player's current rate, for the S17 rule.
     public func setCurrentPlaybackRate(_ rate: Double) {
         let changed = state.withLock { state in
-            defer { state.currentPlaybackRate = rate }
-            return state.currentPlaybackRate != rate
+            defer { state.shown.currentPlaybackRate = rate }
+            return state.shown.currentPlaybackRate != rate
         }
         if changed { changeContinuation.yield() }
     }
 
     /// Whether the command shows as enabled in `P/commands`.
-    public func isEnabled(_ command: RemoteCommand) -> Bool {
-        state.withLock { isShownEnabled(command, in: $0) }
+    public func isEnabled<Arguments>(_ command: RemoteCommand<Arguments>) -> Bool {
+        state.withLock { isShownEnabled(command.name, in: $0) }
     }
 
     /// The `P/commands` document: one entry per command with its enabled flag and parameters (S2, S7).
     public var capabilitiesDocument: JSONValue {
         state.withLock { state in
             var document: [String: JSONValue] = [:]
-            for command in RemoteCommand.allCases {
-                var entry = staticParameters(for: command)
-                entry.merge(state.parameters[command] ?? [:]) { _, dynamic in dynamic }
-                entry["enabled"] = .bool(isShownEnabled(command, in: state))
-                document[command.rawValue] = .object(entry)
+            for name in order {
+                guard let command = commands[name] else { continue }
+                var entry = command.parameters(capabilities)
+                entry.merge(state.parameters[name] ?? [:]) { _, dynamic in dynamic }
+                entry["enabled"] = .bool(isShownEnabled(name, in: state))
+                document[name] = .object(entry)
             }
             return .object(document)
         }
@@ -155,8 +145,8 @@ public final class RemoteCommandCenter: Sendable {
     public func perform(_ request: CommandRequest) async -> CommandReply {
         switch prepare(request) {
         case let .answered(reply): return reply
-        case let .ready(event, registrations):
-            let result = await Self.run(registrations.map(\.handler)[...], event)
+        case let .ready(prepared):
+            let result = await Self.run(prepared.handlers[...])
             return CommandReply(id: request.id, command: request.name, result: result)
         }
     }
@@ -170,10 +160,10 @@ public final class RemoteCommandCenter: Sendable {
         case let .request(request):
             switch prepare(request) {
             case let .answered(reply): return reply
-            case let .ready(event, registrations):
-                guard registrations.count == 1, let immediate = registrations[0].immediate,
-                      let result = immediate(event), result.deferred == nil
-                else { return nil }
+            case let .ready(prepared):
+                guard let immediate = prepared.immediate, let result = immediate(), result.deferred == nil else {
+                    return nil
+                }
                 return CommandReply(id: request.id, command: request.name, result: result)
             }
         }
@@ -182,58 +172,47 @@ public final class RemoteCommandCenter: Sendable {
     enum Preparation {
         /// Refused before any handler ran.
         case answered(CommandReply)
-        case ready(RemoteCommandEvent, [Registration])
+        case ready(PreparedCommand)
     }
 
-    /// Everything about a request that is checked once, centrally: the name, the arguments, their ranges,
-    /// whether a handler serves the command and whether it is enabled.
+    /// Everything about a request that is checked once, centrally: the name, the arguments and their
+    /// ranges, whether a handler serves the command and whether it is enabled.
     func prepare(_ request: CommandRequest) -> Preparation {
-        func refuse(_ message: String) -> Preparation {
-            .answered(CommandReply(id: request.id, command: request.name, result: .failed(message)))
-        }
-        guard let command = RemoteCommand(rawValue: request.name) else {
-            return refuse("unknown command '\(request.name)'")
-        }
-        let arguments: CommandArguments
-        do {
-            arguments = try command.parseArguments(request.payload)
-            try checkRanges(arguments)
-        } catch {
-            return refuse(error.message)
-        }
-        let gate: Result<[Registration], CommandValidationError> = state.withLock { state in
-            let registrations = state.handlers[command] ?? []
-            guard !registrations.isEmpty else { return .failure(.init("\(command.rawValue) is not implemented yet")) }
-            guard !state.disabled.contains(command) else { return .failure(.init("\(command.rawValue) is disabled")) }
-            // S17: hidden from head units while the rate is outside their set, yet explicit player rates still work.
-            if command == .changePlaybackRate, case .changePlaybackRate(.next) = arguments,
-               !capabilities.isSupportedByHeadUnit(state.currentPlaybackRate) {
-                return .failure(.init(
-                    "changePlaybackRate \"next\" is disabled while the rate (\(state.currentPlaybackRate)) is outside "
-                        + "supportedPlaybackRates; send an explicit rate from playerPlaybackRates"))
+        let outcome: Result<PreparedCommand, CommandValidationError> = state.withLock { state in
+            guard let slot = state.slots[request.name]?.storage else {
+                return .failure(.init("unknown command '\(request.name)'"))
             }
-            return .success(registrations)
+            do throws(CommandValidationError) {
+                let prepared = try slot.prepare(request.payload, state: state.shown, capabilities: capabilities)
+                guard !prepared.handlers.isEmpty else { return .failure(.init("\(request.name) is not implemented yet")) }
+                guard !state.disabled.contains(request.name) else { return .failure(.init("\(request.name) is disabled")) }
+                if let refusal = prepared.refusal { return .failure(.init(refusal)) }
+                return .success(prepared)
+            } catch {
+                return .failure(error)
+            }
         }
-        switch gate {
-        case let .failure(error): return refuse(error.message)
-        case let .success(registrations):
-            return .ready(RemoteCommandEvent(command: command, arguments: arguments, id: request.id), registrations)
+        switch outcome {
+        case let .failure(error):
+            return .answered(CommandReply(id: request.id, command: request.name, result: .failed(error.message)))
+        case let .success(prepared):
+            return .ready(prepared)
         }
     }
 
     /// Runs handlers in order until one fails. A handler that answers later takes the rest of the chain
     /// with it, so they still run after it, and only if it succeeds.
-    static func run(_ handlers: ArraySlice<CommandHandler>, _ event: RemoteCommandEvent) async -> CommandResult {
+    static func run(_ handlers: ArraySlice<@Sendable () async -> CommandResult>) async -> CommandResult {
         var result = CommandResult.success
         for (offset, handler) in zip(handlers.indices, handlers) {
-            result = await handler(event)
+            result = await handler()
             if let deferred = result.deferred {
                 let rest = handlers[(offset + 1)...]
                 guard !rest.isEmpty else { return result }
                 return .later {
                     let first = await deferred.result()
                     guard first.status == .success else { return first }
-                    return await run(rest, event)
+                    return await run(rest)
                 }
             }
             if result.status != .success { break }
@@ -243,50 +222,10 @@ public final class RemoteCommandCenter: Sendable {
 
     // MARK: - Internals
 
-    private func checkRanges(_ arguments: CommandArguments) throws(CommandValidationError) {
-        switch arguments {
-        case let .rating(value):
-            guard value >= capabilities.minimumRating, value <= capabilities.maximumRating else {
-                throw .init("'rating' must be within \(Self.format(capabilities.minimumRating))..."
-                    + "\(Self.format(capabilities.maximumRating)), got \(Self.format(value))")
-            }
-        case let .changePlaybackRate(.rate(rate)):
-            guard capabilities.isAcceptedByPlayer(rate) else {
-                let rates = capabilities.playerPlaybackRates.map(Self.format).joined(separator: ", ")
-                throw .init("playbackRate \(Self.format(rate)) is not one of the player's rates [\(rates)]")
-            }
-        default:
-            break
-        }
-    }
-
-    private func isShownEnabled(_ command: RemoteCommand, in state: State) -> Bool {
-        guard !(state.handlers[command] ?? []).isEmpty, !state.disabled.contains(command),
-              !state.unavailable.contains(command)
+    private func isShownEnabled(_ name: String, in state: State) -> Bool {
+        guard let command = commands[name], let slot = state.slots[name], !slot.storage.isEmpty,
+              !state.disabled.contains(name)
         else { return false }
-        if command == .changePlaybackRate { return capabilities.isSupportedByHeadUnit(state.currentPlaybackRate) }
-        return true
+        return command.isShownAvailable(in: state.shown, capabilities: capabilities)
     }
-
-    private func staticParameters(for command: RemoteCommand) -> [String: JSONValue] {
-        switch command {
-        case .skipForward, .skipBackward:
-            ["preferredIntervals": .array(capabilities.preferredIntervals.map(JSONValue.number))]
-        case .changePlaybackRate:
-            [
-                "supportedPlaybackRates": .array(capabilities.supportedPlaybackRates.map(JSONValue.number)),
-                "playerPlaybackRates": .array(capabilities.playerPlaybackRates.map(JSONValue.number)),
-            ]
-        case .rating:
-            ["minimumRating": .number(capabilities.minimumRating), "maximumRating": .number(capabilities.maximumRating)]
-        case .like, .dislike, .bookmark:
-            capabilities.feedbackTitles[command].map {
-                ["localizedTitle": .string($0.title), "localizedShortTitle": .string($0.shortTitle)]
-            } ?? [:]
-        default:
-            [:]
-        }
-    }
-
-    static func format(_ value: Double) -> String { JSONValue.numberText(value) }
 }

@@ -32,9 +32,9 @@ struct ImmediateAnswerTests {
         let center = RemoteCommandCenter()
         let asked = Mutex(0)
         center.addHandler(for: .pause) { _ in .success }
-        center.addHandler(for: .browse, immediate: { event in
+        center.addHandler(for: .browse, immediate: { request in
             asked.withLock { $0 += 1 }
-            guard case let .browse(path, _, _) = event.arguments, path == [0] else { return nil }
+            guard request.indexPath == [0] else { return nil }
             return .success(data: ["title": "Library"])
         }) { _ in .failed("the slow path") }
 

@@ -9,13 +9,17 @@ struct RemoteCommandCapabilityTests {
     @Test("the document lists every command with its enabled flag and parameters (S2, S7)")
     func documentContents() {
         let center = RemoteCommandCenter()
-        for command in [RemoteCommand.play, .pause, .skipForward, .changePlaybackRate, .like, .changeRepeatMode] {
-            center.addHandler(for: command) { _ in .success }
-        }
+        center.addHandler(for: .play) { .success }
+        center.addHandler(for: .pause) { .success }
+        center.addHandler(for: .skipForward) { _ in .success }
+        center.addHandler(for: .changePlaybackRate) { _ in .success }
+        center.addHandler(for: .like) { _ in .success }
+        center.addHandler(for: .changeRepeatMode) { _ in .success }
+        center.setNowPlaying(isItemLoaded: true, isLiveStream: false)
         center.setParameter("currentRepeatType", "all", for: .changeRepeatMode)
         center.setParameter("isActive", true, for: .like)
         let document = center.capabilitiesDocument
-        #expect(document.objectValue?.keys.sorted() == RemoteCommand.allCases.map(\.rawValue).sorted())
+        #expect(document.objectValue?.keys.sorted() == CommandTable.names.sorted())
         #expect(document["play"] == ["enabled": true])
         #expect(document["stop"] == ["enabled": false])
         #expect(document["skipForward"] == ["enabled": true, "preferredIntervals": [15]])
@@ -34,11 +38,31 @@ struct RemoteCommandCapabilityTests {
         #expect(document.jsonString.contains(#""preferredIntervals":[15]"#), "integral numbers print as integers")
     }
 
+    @Test("item commands show disabled with nothing loaded, and seeking shows disabled in a live stream (S3, S14)")
+    func availabilityFollowsNowPlaying() {
+        let center = RemoteCommandCenter()
+        center.addHandler(for: .play) { .success }
+        center.addHandler(for: .skipForward) { _ in .success }
+        center.addHandler(for: .changePlaybackPosition) { _ in .success }
+        center.addHandler(for: .changePlaybackRate) { _ in .success }
+        func shown() -> [Bool] {
+            [center.isEnabled(.play), center.isEnabled(.skipForward), center.isEnabled(.changePlaybackPosition),
+             center.isEnabled(.changePlaybackRate)]
+        }
+        #expect(shown() == [true, false, false, false], "nothing loaded: only play")
+        center.setNowPlaying(isItemLoaded: true, isLiveStream: false)
+        #expect(shown() == [true, true, true, true])
+        center.setNowPlaying(isItemLoaded: true, isLiveStream: true)
+        #expect(shown() == [true, false, false, true], "a live stream has no position to move")
+        center.setCurrentPlaybackRate(0.75)
+        #expect(shown() == [true, false, false, false], "outside the head unit's rates (S17)")
+    }
+
     @Test("configured capability parameters are what the document shows")
     func configuredParameters() {
         let center = RemoteCommandCenter(capabilities: CommandCapabilities(
             preferredIntervals: [10, 30], supportedPlaybackRates: [1.0, 2.0], playerPlaybackRates: [0.8, 1.0, 1.2],
-            feedbackTitles: [.like: ("Gefällt mir", "Mag ich")]))
+            feedbackTitles: ["like": ("Gefällt mir", "Mag ich")]))
         let document = center.capabilitiesDocument
         #expect(document["skipForward"]?["preferredIntervals"] == [10, 30])
         #expect(document["changePlaybackRate"]?["supportedPlaybackRates"] == [1, 2])

@@ -17,7 +17,7 @@ struct NodeOnTwinsTests {
         #expect(String(decoding: status.payload, as: UTF8.self) == "online")
         let commands = try await rig.retained(rig.topics.commands) { $0.objectValue != nil }
         let entries = try #require(commands.objectValue)
-        #expect(Set(entries.keys) == Set(RemoteCommand.allCases.map(\.rawValue)))
+        #expect(Set(entries.keys) == Set(CommandTable.names))
         for (name, entry) in entries {
             guard case .bool? = entry["enabled"] else {
                 Issue.record("\(name) has no enabled flag: \(entry.jsonString)")
