@@ -20,6 +20,7 @@ extension Node {
         var shownItem: String?
         for await snapshot in playback.snapshots {
             publishQueue(snapshot.queue)
+            publishVolume(snapshot.volume, isMuted: snapshot.isMuted)
             await nowPlaying.update(
                 snapshot, nowPlayingIdentifiers: snapshot.item.map { nowPlayingIdentifiers(for: $0.identifier) })
             await followProgress(snapshot)

@@ -36,6 +36,8 @@ public final class Node: Sendable {
     let initialStatePublished = Latch()
     /// Publishes the pictures the published tree names.
     let treeArtwork: TreeArtworkPublisher
+    /// The listener's volume across restarts, when the node has a catalog file.
+    let volumeMemory: (any VolumeMemory)?
     /// Whether saving positions fails now (a full or read-only disk), so it is logged once, not each time.
     let progressSaveFailures = FailureEpisode()
 
@@ -48,12 +50,13 @@ public final class Node: Sendable {
     ///     the ones no longer in the tree.
     public init(configuration: NodeConfiguration, transport: any MessageTransport, engine: (any AudioEngine)? = nil,
                 catalog: (any ContentCatalog)? = nil, artworkStore: (any ArtworkStore)? = nil,
-                retainedMemory: (any RetainedTopicMemory)? = nil, commandCenter: RemoteCommandCenter? = nil,
-                logger: Logger = Logger(label: "medianode")) {
+                retainedMemory: (any RetainedTopicMemory)? = nil, volumeMemory: (any VolumeMemory)? = nil,
+                commandCenter: RemoteCommandCenter? = nil, logger: Logger = Logger(label: "medianode")) {
         self.configuration = configuration
         self.transport = transport
         self.engine = engine
         self.catalog = catalog
+        self.volumeMemory = volumeMemory
         self.commandCenter = commandCenter ?? RemoteCommandCenter(capabilities: configuration.capabilities)
         self.logger = logger
         let tree = configuration.topics.contentTree
@@ -83,7 +86,8 @@ public final class Node: Sendable {
                             engine: (any AudioEngine)? = nil, catalog: CatalogDatabase,
                             commandCenter: RemoteCommandCenter? = nil, logger: Logger = Logger(label: "medianode")) {
         self.init(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
-                  artworkStore: catalog, retainedMemory: catalog, commandCenter: commandCenter, logger: logger)
+                  artworkStore: catalog, retainedMemory: catalog, volumeMemory: catalog, commandCenter: commandCenter,
+                  logger: logger)
     }
 
     var topics: TopicLayout { configuration.topics }
@@ -116,7 +120,7 @@ public final class Node: Sendable {
             await refreshCatalogSummary()
         }
         defer { summary.cancel() }
-        publishInitialState()
+        publishInitialState(volume: await restoreVolume())
         let capabilityUpdates = Task { [commandCenter] in
             for await _ in commandCenter.changes { self.publishCapabilities() }
         }
@@ -169,11 +173,13 @@ public final class Node: Sendable {
 
     // MARK: - Outbound
 
-    func publishInitialState() {
+    /// - Parameter volume: the listener's level the audio output starts with.
+    func publishInitialState(volume: Double) {
         retained.publish(topics.status, Array("online".utf8))
         if catalog == nil { publishInfo() }
         publishCapabilities()
         retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
+        if playback != nil { publishVolume(volume, isMuted: false) }
         retained.publish(
             topics.queue,
             JSONValue.object(["identifiers": [], "index": .null, "repeatMode": "off", "shuffleMode": "off"]).jsonBytes)

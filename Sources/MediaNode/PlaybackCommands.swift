@@ -77,6 +77,7 @@ extension Node {
             }
         }
         registerFeedbackCommands(playback)
+        registerVolumeCommands(playback)
     }
 
     private func registerFeedbackCommands(_ playback: PlaybackController) {

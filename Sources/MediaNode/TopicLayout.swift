@@ -14,6 +14,7 @@ public struct TopicLayout: Sendable, Equatable {
     public var commands: String { "\(prefix)/commands" }
     public var nowPlaying: String { "\(prefix)/nowplaying" }
     public var queue: String { "\(prefix)/queue" }
+    public var volume: String { "\(prefix)/volume" }
     public var result: String { "\(prefix)/result" }
     public var events: String { "\(prefix)/events" }
     public var context: String { "\(prefix)/context" }

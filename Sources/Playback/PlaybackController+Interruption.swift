@@ -17,8 +17,8 @@ extension PlaybackController {
             guard queue.currentItem != nil, interruption == nil else { return .success }
             let wasPlaying = state == .playing
             if duck {
-                await engine.setVolume(configuration.duckVolume)
                 interruption = Interruption(wasPlaying: wasPlaying, ducked: true)
+                await applyOutputVolume()
                 return .success
             }
             guard wasPlaying else { return .success }
@@ -37,7 +37,7 @@ extension PlaybackController {
             guard let ended = interruption else { return .success }
             interruption = nil
             if ended.ducked {
-                await engine.setVolume(1)
+                await applyOutputVolume()
                 return .success
             }
             guard state == .interrupted else { return .success }

@@ -43,6 +43,9 @@ public actor PlaybackController {
     /// position that runs on meanwhile would run ahead of the audio and jump back when it starts.
     var seekLanding: PlaybackToken?
     var interruption: Interruption?
+    /// The listener's level (the slider), 0...1; the output is its cube, lowered further by a duck.
+    var volume: Double = 1
+    var isMuted = false
     var lastSnapshot: PlaybackSnapshot?
     /// Told once the current load produces audio, or why it never will.
     var startWaiters: [@Sendable (PlaybackOutcome) -> Void] = []
@@ -153,7 +156,7 @@ public actor PlaybackController {
             state: state, item: item, tags: tags, elapsed: item == nil ? 0 : anchorElapsed,
             timestamp: anchorTime, playbackRate: effectiveRate, rate: rate,
             defaultPlaybackRate: configuration.defaultPlaybackRate, duration: item == nil ? nil : duration,
-            queue: queue.summary, seeking: seekHold?.direction)
+            queue: queue.summary, seeking: seekHold?.direction, volume: volume, isMuted: isMuted)
     }
 
     /// Emits a snapshot if anything changed since the last one.

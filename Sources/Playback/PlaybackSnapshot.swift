@@ -36,12 +36,15 @@ public struct PlaybackSnapshot: Sendable, Equatable {
     public var queue: QueueSummary
     /// Set while a seek button is held.
     public var seeking: SeekDirection?
+    /// The listener's level, 0...1, whatever a duck does to the output.
+    public var volume: Double
+    public var isMuted: Bool
 
     public init(
         state: PlaybackState = .stopped, item: QueueItem? = nil, tags: StreamTags = StreamTags(),
         elapsed: Double = 0, timestamp: Double = 0, playbackRate: Double = 0, rate: Double = 1,
         defaultPlaybackRate: Double = 1, duration: Double? = nil, queue: QueueSummary = QueueSummary(),
-        seeking: SeekDirection? = nil
+        seeking: SeekDirection? = nil, volume: Double = 1, isMuted: Bool = false
     ) {
         self.state = state
         self.item = item
@@ -54,6 +57,8 @@ public struct PlaybackSnapshot: Sendable, Equatable {
         self.duration = duration
         self.queue = queue
         self.seeking = seeking
+        self.volume = volume
+        self.isMuted = isMuted
     }
 
     public var identifier: String? { item?.identifier }

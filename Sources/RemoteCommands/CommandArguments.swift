@@ -37,6 +37,12 @@ public enum InterruptRequest: Sendable, Equatable {
     case end(shouldResume: Bool)
 }
 
+/// changeVolume's payload: a level, or one step up or down.
+public enum VolumeRequest: Sendable, Equatable {
+    case level(Double)
+    case up, down
+}
+
 /// changePlaybackPosition's payload (S6).
 public struct PositionRequest: Sendable, Equatable {
     public var positionTime: Double

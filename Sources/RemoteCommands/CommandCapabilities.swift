@@ -8,6 +8,8 @@ public struct CommandCapabilities: Sendable, Equatable {
     public var playerPlaybackRates: [Double]
     public var minimumRating: Double
     public var maximumRating: Double
+    /// How far `changeVolume` "up" / "down" moves the level.
+    public var volumeStep: Double
     /// Keyed by command name: like, dislike, bookmark.
     public var feedbackTitles: [String: (title: String, shortTitle: String)]
 
@@ -15,7 +17,7 @@ public struct CommandCapabilities: Sendable, Equatable {
         preferredIntervals: [Double] = [15],
         supportedPlaybackRates: [Double] = [1.0, 1.5, 2.0, 0.5],
         playerPlaybackRates: [Double] = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0],
-        minimumRating: Double = 0, maximumRating: Double = 5,
+        minimumRating: Double = 0, maximumRating: Double = 5, volumeStep: Double = 0.05,
         feedbackTitles: [String: (title: String, shortTitle: String)] = [
             "like": ("Like", "Like"), "dislike": ("Dislike", "Dislike"), "bookmark": ("Bookmark", "Save"),
         ]
@@ -26,12 +28,13 @@ public struct CommandCapabilities: Sendable, Equatable {
         self.minimumRating = minimumRating
         self.maximumRating = maximumRating
         self.feedbackTitles = feedbackTitles
+        self.volumeStep = volumeStep
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.preferredIntervals == rhs.preferredIntervals && lhs.supportedPlaybackRates == rhs.supportedPlaybackRates
             && lhs.playerPlaybackRates == rhs.playerPlaybackRates && lhs.minimumRating == rhs.minimumRating
-            && lhs.maximumRating == rhs.maximumRating
+            && lhs.maximumRating == rhs.maximumRating && lhs.volumeStep == rhs.volumeStep
             && lhs.feedbackTitles.mapValues { [$0.title, $0.shortTitle] }
                 == rhs.feedbackTitles.mapValues { [$0.title, $0.shortTitle] }
     }

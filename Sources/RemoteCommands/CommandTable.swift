@@ -16,6 +16,7 @@ public enum CommandTable {
         RemoteCommand.enableLanguageOption, RemoteCommand.disableLanguageOption,
         RemoteCommand.playItem, RemoteCommand.prepareQueue, RemoteCommand.browse, RemoteCommand.contentItem,
         RemoteCommand.interrupt,
+        RemoteCommand.changeVolume, RemoteCommand.mute,
     ]
 
     public static let names: [String] = all.map(\.name)
@@ -233,6 +234,38 @@ extension RemoteCommand where Arguments == InterruptRequest {
             case "end": return .end(shouldResume: shouldResume)
             case let other: throw CommandValidationError("'type' must be \"begin\" or \"end\", got \"\(other)\"")
             }
+        }
+    }
+}
+
+// MARK: - Volume (version 1.1)
+
+extension RemoteCommand where Arguments == VolumeRequest {
+    /// A level 0...1, or "up" / "down" by `volumeStep`; works with nothing loaded.
+    public static var changeVolume: Self {
+        .init("changeVolume", parameters: { ["volumeStep": .number($0.volumeStep)] }) { fields, _ in
+            guard let value = fields.payload["volume"] else { throw CommandValidationError("missing field 'volume'") }
+            switch value {
+            case let .number(level) where level >= 0 && level <= 1: return .level(level)
+            case let .number(level):
+                throw CommandValidationError("'volume' must be within 0...1, got \(quote(level))")
+            case .string("up"): return .up
+            case .string("down"): return .down
+            case let .string(other):
+                throw CommandValidationError("'volume' must be a number within 0...1, \"up\" or \"down\", got \"\(other)\"")
+            default:
+                throw CommandValidationError("'volume' must be a number within 0...1, \"up\" or \"down\", got \(value.typeName)")
+            }
+        }
+    }
+}
+
+extension RemoteCommand where Arguments == Bool {
+    /// `isMuted`: the target state, never a toggle.
+    public static var mute: Self {
+        .init("mute") { fields, _ in
+            guard let muted = try fields.optionalBool("isMuted") else { throw CommandValidationError("missing field 'isMuted'") }
+            return muted
         }
     }
 }

@@ -147,6 +147,15 @@ struct RemoteCommandPayloadTests {
                      // Each field is checked whatever `type` says.
                      (#"{"type":"begin","shouldResume":"yes"}"#, "'shouldResume' must be a boolean"),
                      (#"{"type":"end","duck":"no"}"#, "'duck' must be a boolean")]),
+        row(.changeVolume, valid: [(#"{"volume":0}"#, .level(0)), (#"{"volume":0.35}"#, .level(0.35)),
+                                   (#"{"volume":1}"#, .level(1)), (#"{"volume":"up"}"#, .up), (#"{"volume":"down"}"#, .down)],
+            invalid: [("{}", "missing field 'volume'"), (#"{"volume":1.01}"#, "within 0...1, got 1.01"),
+                      (#"{"volume":-0.1}"#, "got -0.1"), (#"{"volume":1e300}"#, "got 1e+300"),
+                      (#"{"volume":"louder"}"#, "\"up\" or \"down\", got \"louder\""),
+                      (#"{"volume":true}"#, "got a boolean"), (#"{"volume":null}"#, "got null")]),
+        row(.mute, valid: [(#"{"isMuted":true}"#, true), (#"{"isMuted":false}"#, false)],
+            invalid: [("{}", "missing field 'isMuted'"), (#"{"isMuted":"true"}"#, "must be a boolean"),
+                      (#"{"isMuted":1}"#, "must be a boolean")]),
     ]
 
     @Test("every command of the table has a row with valid and invalid payloads")

@@ -10,8 +10,9 @@ struct LibraryCatalog {
     /// The catalog identifiers of the scanned files, in path order.
     let identifiers: [String]
 
-    static func scan(_ libraries: [String], into directory: URL) async throws -> LibraryCatalog {
-        let path = directory.appendingPathComponent("catalog-\(UUID().uuidString.prefix(8)).sqlite").path
+    /// - Parameter name: the catalog file's name; a new one unless given, and an existing file is scanned again.
+    static func scan(_ libraries: [String], into directory: URL, named name: String? = nil) async throws -> LibraryCatalog {
+        let path = directory.appendingPathComponent(name ?? "catalog-\(UUID().uuidString.prefix(8)).sqlite").path
         let database = try CatalogDatabase(path: path)
         let provider = LocalFolderProvider(roots: libraries.map { URL(fileURLWithPath: $0) })
         _ = await CatalogRefresher(database: database).refresh(provider)

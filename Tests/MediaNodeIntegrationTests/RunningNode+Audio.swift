@@ -148,8 +148,11 @@ struct ToneLibrary {
     }
 
     /// Starts a node over this library; `afterScan` runs once the catalog has scanned it, before the queue loads.
-    func start(afterScan: () throws -> Void = {}) async throws -> RunningNode {
-        var running = try await RunningNode.start(libraries: [library.path], sink: "wav:\(wav.path)", afterScan: afterScan)
+    /// With `keepingCatalog`, the catalog file lives in this library's folder and a later start uses it again.
+    func start(keepingCatalog: Bool = false, afterScan: () throws -> Void = {}) async throws -> RunningNode {
+        var running = try await RunningNode.start(
+            libraries: [library.path], sink: "wav:\(wav.path)",
+            catalogFile: keepingCatalog ? directory.appendingPathComponent("catalog.sqlite") : nil, afterScan: afterScan)
         running.wavURL = wav
         return running
     }

@@ -38,11 +38,12 @@ struct RunningNode {
     static func start(
         broker: MosquittoBroker? = nil, nodeID: String = "car1", nodeVersion: MQTTProtocolVersion = .v5,
         clientVersion: MQTTProtocolVersion = .v5, maximumPayload: Int = CommandRequest.defaultMaximumPayload,
-        libraries: [String], sink: String?, afterScan: () throws -> Void = {}
+        libraries: [String], sink: String?, catalogFile: URL? = nil, afterScan: () throws -> Void = {}
     ) async throws -> RunningNode {
         let broker = try broker ?? MosquittoBroker()
-        let catalog: LibraryCatalog? =
-            libraries.isEmpty ? nil : try await LibraryCatalog.scan(libraries, into: broker.directory)
+        let catalog: LibraryCatalog? = libraries.isEmpty ? nil : try await LibraryCatalog.scan(
+            libraries, into: catalogFile?.deletingLastPathComponent() ?? broker.directory,
+            named: catalogFile?.lastPathComponent)
         try afterScan()
         let configuration = NodeConfiguration(
             broker: try BrokerURL(parsing: broker.url), nodeID: nodeID, protocolVersion: nodeVersion,
@@ -53,7 +54,7 @@ struct RunningNode {
         var engine: GStreamerEngine?
         if let sink { engine = try GStreamerEngine(sink: sink) }
         let node = Node(configuration: configuration, transport: try MQTTClient(configuration: mqtt), engine: engine,
-                        catalog: catalog?.database)
+                        catalog: catalog?.database, volumeMemory: catalog?.database)
         let task = Task { await node.run() }
         let client = try TestMQTTClient(brokerURL: broker.url, version: clientVersion)
         try await client.connect()
