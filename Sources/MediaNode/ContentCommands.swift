@@ -54,6 +54,7 @@ extension Node {
             guard let self else { return .failed("the node is shutting down") }
             return await self.prepareQueue(identifiers, content: content, playback: playback)
         }
+        registerQueueEditingCommands(content, playback: playback)
     }
 
     /// S24: the item's container becomes the queue; success only once audio really plays.

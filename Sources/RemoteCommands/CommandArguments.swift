@@ -43,6 +43,33 @@ public enum VolumeRequest: Sendable, Equatable {
     case up, down
 }
 
+/// addToQueue's payload: playable items or containers (their playable children), and where they go.
+public struct QueueAddRequest: Sendable, Equatable {
+    public enum Position: String, Sendable, CaseIterable {
+        /// Right after the current item.
+        case next
+        /// After the last entry (the default).
+        case end
+    }
+
+    public var identifiers: [String]
+    public var position: Position
+    public init(identifiers: [String], position: Position = .end) {
+        self.identifiers = identifiers
+        self.position = position
+    }
+}
+
+/// moveQueueItem's payload: 0-based entries of the play order.
+public struct QueueMoveRequest: Sendable, Equatable {
+    public var from: Int
+    public var to: Int
+    public init(from: Int, to: Int) {
+        self.from = from
+        self.to = to
+    }
+}
+
 /// changePlaybackPosition's payload (S6).
 public struct PositionRequest: Sendable, Equatable {
     public var positionTime: Double
@@ -145,6 +172,23 @@ public struct PayloadFields: Sendable {
             throw .init("'\(key)' must be a whole number from 0 to 999999999, got \(quote(number))")
         }
         return Int(number)
+    }
+
+    /// A whole number from 0 that must be there.
+    public func requiredCount(_ key: String) throws(CommandValidationError) -> Int {
+        guard let count = try optionalCount(key) else { throw .init("missing field '\(key)'") }
+        return count
+    }
+
+    /// A non-empty array of strings.
+    public func requiredStrings(_ key: String) throws(CommandValidationError) -> [String] {
+        guard let value = payload[key] else { throw .init("missing field '\(key)'") }
+        guard let elements = value.arrayValue else {
+            throw .init("'\(key)' must be an array of strings, got \(value.typeName)")
+        }
+        let strings = elements.compactMap(\.stringValue)
+        guard strings.count == elements.count else { throw .init("'\(key)' must be an array of strings") }
+        return strings
     }
 
     public func optionalIndexPath(_ key: String) throws(CommandValidationError) -> [Int]? {

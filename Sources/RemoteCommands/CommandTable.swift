@@ -17,6 +17,7 @@ public enum CommandTable {
         RemoteCommand.playItem, RemoteCommand.prepareQueue, RemoteCommand.browse, RemoteCommand.contentItem,
         RemoteCommand.interrupt,
         RemoteCommand.changeVolume, RemoteCommand.mute,
+        RemoteCommand.addToQueue, RemoteCommand.removeFromQueue, RemoteCommand.moveQueueItem,
     ]
 
     public static let names: [String] = all.map(\.name)
@@ -192,15 +193,7 @@ extension RemoteCommand where Arguments == ContentReference {
 
 extension RemoteCommand where Arguments == [String] {
     public static var prepareQueue: Self {
-        .init("prepareQueue") { fields, _ in
-            guard let value = fields.payload["identifiers"] else { throw CommandValidationError("missing field 'identifiers'") }
-            guard let elements = value.arrayValue else {
-                throw CommandValidationError("'identifiers' must be an array of strings, got \(value.typeName)")
-            }
-            let identifiers = elements.compactMap(\.stringValue)
-            guard identifiers.count == elements.count else { throw CommandValidationError("'identifiers' must be an array of strings") }
-            return identifiers
-        }
+        .init("prepareQueue") { fields, _ in try fields.requiredStrings("identifiers") }
     }
 }
 
@@ -266,6 +259,36 @@ extension RemoteCommand where Arguments == Bool {
         .init("mute") { fields, _ in
             guard let muted = try fields.optionalBool("isMuted") else { throw CommandValidationError("missing field 'isMuted'") }
             return muted
+        }
+    }
+}
+
+// MARK: - Queue editing (version 1.1)
+
+extension RemoteCommand where Arguments == QueueAddRequest {
+    public static var addToQueue: Self {
+        .init("addToQueue") { fields, _ in
+            let identifiers = try fields.requiredStrings("identifiers")
+            guard !identifiers.isEmpty else { throw CommandValidationError("'identifiers' is empty") }
+            let position = try fields.optionalString("position").map { _ in
+                try fields.requiredEnum("position", QueueAddRequest.Position.self)
+            }
+            return QueueAddRequest(identifiers: identifiers, position: position ?? .end)
+        }
+    }
+}
+
+extension RemoteCommand where Arguments == Int {
+    /// The 0-based entry of the play order to remove.
+    public static var removeFromQueue: Self {
+        .init("removeFromQueue") { fields, _ in try fields.requiredCount("index") }
+    }
+}
+
+extension RemoteCommand where Arguments == QueueMoveRequest {
+    public static var moveQueueItem: Self {
+        .init("moveQueueItem") { fields, _ in
+            QueueMoveRequest(from: try fields.requiredCount("from"), to: try fields.requiredCount("to"))
         }
     }
 }

@@ -156,6 +156,19 @@ struct RemoteCommandPayloadTests {
         row(.mute, valid: [(#"{"isMuted":true}"#, true), (#"{"isMuted":false}"#, false)],
             invalid: [("{}", "missing field 'isMuted'"), (#"{"isMuted":"true"}"#, "must be a boolean"),
                       (#"{"isMuted":1}"#, "must be a boolean")]),
+        row(.addToQueue, valid: [(#"{"identifiers":["a"]}"#, QueueAddRequest(identifiers: ["a"])),
+                                 (#"{"identifiers":["a","b"],"position":"next"}"#,
+                                  QueueAddRequest(identifiers: ["a", "b"], position: .next))],
+            invalid: [(#"{"identifiers":[]}"#, "'identifiers' is empty"), ("{}", "missing field 'identifiers'"),
+                      (#"{"identifiers":["a"],"position":"first"}"#, "must be one of \"next\", \"end\""),
+                      (#"{"identifiers":["a"],"position":1}"#, "'position' must be a string"),
+                      (#"{"identifiers":[1]}"#, "array of strings")]),
+        row(.removeFromQueue, valid: [(#"{"index":0}"#, 0), (#"{"index":12}"#, 12)],
+            invalid: [("{}", "missing field 'index'"), (#"{"index":-1}"#, "whole number"), (#"{"index":1.5}"#, "whole number"),
+                      (#"{"index":"1"}"#, "must be a number"), (#"{"index":1e300}"#, "got 1e+300")]),
+        row(.moveQueueItem, valid: [(#"{"from":0,"to":3}"#, QueueMoveRequest(from: 0, to: 3))],
+            invalid: [(#"{"from":0}"#, "missing field 'to'"), (#"{"to":0}"#, "missing field 'from'"),
+                      (#"{"from":-2,"to":0}"#, "whole number")]),
     ]
 
     @Test("every command of the table has a row with valid and invalid payloads")

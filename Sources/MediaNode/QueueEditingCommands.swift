@@ -1,0 +1,53 @@
+import ContentTree
+import Playback
+import RemoteCommands
+
+// MARK: - addToQueue, removeFromQueue, moveQueueItem
+
+extension Node {
+    func registerQueueEditingCommands(_ content: NodeContent, playback: PlaybackController) {
+        commandCenter.addHandler(for: .addToQueue) { [weak self] request in
+            guard let self else { return .failed("the node is shutting down") }
+            return await self.addToQueue(request, content: content, playback: playback)
+        }
+        commandCenter.addHandler(for: .removeFromQueue) { index in
+            Self.result(await playback.removeFromQueue(at: index))
+        }
+        commandCenter.addHandler(for: .moveQueueItem) { move in
+            Self.result(await playback.moveQueueItem(from: move.from, to: move.to))
+        }
+    }
+
+    /// Resolves every identifier before inserting anything: one unknown identifier and nothing changes.
+    func addToQueue(_ request: QueueAddRequest, content: NodeContent, playback: PlaybackController) async -> CommandResult {
+        var added: [QueueItem] = []
+        do {
+            for identifier in request.identifiers {
+                guard let item = try await content.manager.item(identifier: identifier) else {
+                    return CommandResult(.noSuchContent, message: "no item '\(identifier)'")
+                }
+                if item.isPlayable, item.uri != nil {
+                    added.append(try await queueItem(item, container: item.containerIdentifier, resume: false))
+                } else if item.isContainer {
+                    let children = try await playableChildren(of: item)
+                    guard !children.isEmpty else { return .failed("'\(identifier)' holds nothing playable") }
+                    for child in children {
+                        added.append(try await queueItem(child, container: item.identifier, resume: false))
+                    }
+                } else {
+                    return .failed("'\(identifier)' is not playable")
+                }
+            }
+        } catch {
+            return .failed("could not read the catalog: \(error)")
+        }
+        return Self.result(await playback.addToQueue(added, request.position == .next ? .afterCurrent : .atEnd))
+    }
+
+    /// A container's playable children in catalog order (at most the 1000 a queue takes from one container).
+    func playableChildren(of container: ContentItem) async throws -> [ContentItem] {
+        guard let catalog else { return [] }
+        let page = try await catalog.children(of: container.identifier, offset: 0, limit: 1000)
+        return page.items.filter { $0.isPlayable && $0.uri != nil }
+    }
+}
