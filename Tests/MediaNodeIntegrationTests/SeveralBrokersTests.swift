@@ -191,5 +191,63 @@ extension RealEngineCommandTests {
             #expect(seen.isEmpty, "published: \(seen.map(\.topic))")
             await watcher.client.disconnect()
         }
+
+        @Test("a refused command subscription: not online while refused, asked again at QoS 0 every second, online and answering once granted")
+        func refusedSubscription() async throws {
+            let directory = try AudioFixtures.makeTemporaryDirectory("brokers-refused")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            // mosquitto's dynamic security plugin refuses subscriptions by ACL (its plain ACL file does not):
+            // everything is allowed except subscribing to this node's command filter.
+            let security = directory.appendingPathComponent("dynamic-security.json")
+            let initialized = try ToolRun.capture("/usr/bin/mosquitto_ctrl", ["dynsec", "init", security.path, "admin", "adminpw"])
+            #expect(initialized.status == 0, "\(initialized.output)")
+            var document = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: security)) as? [String: Any])
+            document["defaultACLAccess"] = [
+                "publishClientSend": true, "publishClientReceive": true, "subscribe": true, "unsubscribe": true]
+            document["roles"] = (document["roles"] as? [Any] ?? []) + [[
+                "rolename": "nocommands",
+                "acls": [["acltype": "subscribeLiteral", "topic": "medianode/refused/cmd/+", "allow": false]],
+            ]]
+            document["groups"] = [["groupname": "anonymous", "roles": [["rolename": "nocommands"]], "clients": []]]
+            document["anonymousGroup"] = "anonymous"
+            try JSONSerialization.data(withJSONObject: document).write(to: security)
+            // mosquitto started as root runs as its own user, which must read and rewrite the file.
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: security.path)
+            let plugin = try #require(
+                ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []).map { "/usr/lib/\($0)/mosquitto_dynamic_security.so" }
+                    .first { FileManager.default.fileExists(atPath: $0) },
+                "mosquitto's dynamic security plugin is not installed")
+            let broker = try MosquittoBroker(extraConfiguration: [
+                "plugin \(plugin)",
+                "plugin_opt_config_file \(security.path)",
+            ])
+            defer { broker.stop() }
+            let prefix = "medianode/refused"
+            let watcher = try await ConnectedClient(broker: broker, subscribing: "\(prefix)/#")
+            let node = try NodeProcess(arguments: [
+                "--broker", broker.url, "--node-id", "refused", "--audio-sink", "fake", "--log-level", "debug",
+                "--database", directory.appendingPathComponent("catalog.sqlite").path])
+            defer { node.signal(SIGKILL) }
+
+            #expect(await node.waitForLog("refused the subscription to \(prefix)/cmd/+ at QoS 1"), "\(node.log)")
+            try await Task.sleep(for: .seconds(3))
+            let retries = node.log.components(separatedBy: "refused the subscription to \(prefix)/cmd/+ at QoS 0").count - 1
+            #expect((2...5).contains(retries), "asked again at QoS 0 \(retries) times in about 3 s: \(node.log)")
+            #expect(await watcher.client.messages(on: "\(prefix)/status").isEmpty, "online while it cannot hear commands")
+
+            let granted = try ToolRun.capture("/usr/bin/mosquitto_ctrl", [
+                "-p", "\(broker.port)", "-u", "admin", "-P", "adminpw",
+                "dynsec", "removeRoleACL", "nocommands", "subscribeLiteral", "\(prefix)/cmd/+"])
+            #expect(granted.status == 0, "\(granted.output)")
+            _ = try await watcher.client.first(timeout: .seconds(10)) {
+                $0.topic == "\(prefix)/status" && String(decoding: $0.payload, as: UTF8.self) == "online"
+            }
+            try await watcher.client.publish("\(prefix)/cmd/changeRepeatMode", #"{"id":"granted","repeatType":"one"}"#)
+            let reply = try await watcher.reply(prefix: prefix, id: "granted")
+            #expect(reply["status"] == "success", "\(reply.jsonString)")
+            await watcher.client.disconnect()
+        }
     }
 }
