@@ -78,8 +78,9 @@ extension RealEngineCommandTests {
             // The node is on one broker at a time: the second has heard nothing from it yet.
             #expect(await onSecond.client.messages(on: "\(prefix)/status").isEmpty)
 
+            let killedAt = ContinuousClock.now
             first.kill()
-            let moved = try await onSecond.retainedStateArrives(prefix: prefix, since: .now)
+            let moved = try await onSecond.retainedStateArrives(prefix: prefix, since: killedAt)
             #expect(moved < .seconds(5), "retained state on the second broker after \(moved)")
             let counts = try await Self.answerCounts(onSecond, prefix: prefix, round: 1)
             #expect(counts.count >= 10, "too few commands sent: \(counts.count)")
@@ -87,9 +88,10 @@ extension RealEngineCommandTests {
                 #expect(count == 1, "\(id) answered \(count) times on the second broker")
             }
 
+            let restartedAt = ContinuousClock.now
             try first.start()
             let back = try await ConnectedClient(broker: first, subscribing: "\(prefix)/#")
-            let returned = try await back.retainedStateArrives(prefix: prefix, since: .now)
+            let returned = try await back.retainedStateArrives(prefix: prefix, since: restartedAt)
             #expect(returned < .seconds(10), "retained state back on the first broker after \(returned)")
             // Commands go to the broker the node is on again, and no longer reach it through the second.
             let backCounts = try await Self.answerCounts(back, prefix: prefix, round: 2)
@@ -108,6 +110,10 @@ extension RealEngineCommandTests {
             let retained = try await late.client.first(timeout: .seconds(5)) { $0.topic == "\(prefix)/status" }
             #expect(String(decoding: retained.payload, as: UTF8.self) == "online")
             #expect(playing.node.log.contains("answers again: leaving"), "\(playing.node.log)")
+            // One client id on every broker (mosquitto logs each connection with it).
+            for broker in [first, second] {
+                #expect(broker.log.contains(" as medianode-twin "), "\(broker.log)")
+            }
             #expect(playing.node.process.isRunning)
             print("several brokers: retained state on the second broker \(moved) after the first was killed; "
                   + "back on the first \(returned) after it restarted (fail-back interval 1 s)")
