@@ -8,35 +8,52 @@ extension MQTTClient {
     /// Runs libmosquitto's loop on this client's own thread. libmosquitto's loop_forever (and so
     /// loop_start) gives up for good on TLS, authentication and DNS errors and sleeps uninterruptibly
     /// between retries; this loop retries every error with back-off and wakes at once for shutdown.
+    ///
+    /// With several brokers it connects to the first that answers and, when a connection is lost, tries
+    /// the others in turn; the client id and the will are the same on each (the will goes with every
+    /// CONNECT), and the subscriptions are renewed on each connection.
     func runNetworkLoop() {
         networkThread.store(pthread_self(), ordering: .relaxed)
-        var attempt = 0
-        var everConnected = false
+        var rotation = BrokerRotation(count: configuration.brokers.count)
         while !isShuttingDown {
-            let broker = configuration.broker
-            let code: Int32 =
-                everConnected
-                ? mosquitto_reconnect(handle)
-                : mosquitto_connect_bind_v5(handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive),
-                                            nil, nil)
+            let index = rotation.current
+            let broker = configuration.brokers[index]
+            let next: BrokerRotation.Next
+            let code = connect(to: index)
             if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
-                everConnected = true
-                var loopCode = Int32(MOSQ_ERR_SUCCESS.rawValue)
-                while loopCode == Int32(MOSQ_ERR_SUCCESS.rawValue) {
-                    loopCode = mosquitto_loop(handle, 1000, 1)
-                }
+                serveConnection(toBrokerAt: index)
                 if isShuttingDown { break }
-                if loopCode == Int32(MOSQ_ERR_CONN_LOST.rawValue) || loopCode == Int32(MOSQ_ERR_NO_CONN.rawValue) {
-                    attempt = 0
+                let (accepted, failingBack) = state.withLock { state in
+                    defer { state.wasAccepted = false; state.isFailingBack = false }
+                    return (state.wasAccepted, state.isFailingBack)
                 }
+                if failingBack {
+                    // A second between leaving one broker and arriving at the other: a cluster has then
+                    // dropped the old session before the new one starts.
+                    _ = wakeUp.wait(timeout: .now() + 1)
+                    rotation.failBack()
+                    continue
+                }
+                next = accepted ? rotation.lost() : rotation.failed()
             } else {
                 noteProblem("cannot reach broker \(broker): \(Mosquitto.describe(code))")
+                next = rotation.failed()
             }
-            attempt += 1
-            let delay = backoff(attempt: attempt)
-            _ = wakeUp.wait(timeout: .now() + delay)
+            if case let .wait(round) = next {
+                _ = wakeUp.wait(timeout: .now() + backoff(attempt: round))
+            }
         }
         threadFinished.signal()
+    }
+
+    /// Starts a connection to the broker at `index` (its credentials are its own).
+    private func connect(to index: Int) -> Int32 {
+        let broker = configuration.brokers[index]
+        state.withLock { $0.brokerIndex = index }
+        let credentials = mosquitto_username_pw_set(handle, broker.username, broker.password)
+        guard credentials == Int32(MOSQ_ERR_SUCCESS.rawValue) else { return credentials }
+        return mosquitto_connect_bind_v5(handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive),
+                                         nil, nil)
     }
 
     /// Back-off with jitter, so a fleet of nodes does not reconnect in lockstep after a broker restart.
@@ -91,6 +108,11 @@ extension MQTTClient {
             guard let context else { return }
             Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().didDisconnect(code: code)
         }
+        mosquitto_subscribe_v5_callback_set(handle) { _, context, mid, count, granted, _ in
+            guard let context, let granted else { return }
+            let codes = Array(UnsafeBufferPointer(start: granted, count: Int(count)))
+            Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().didSubscribe(mid: mid, granted: codes)
+        }
         mosquitto_publish_v5_callback_set(handle) { _, context, mid, reason, _ in
             guard let context else { return }
             Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().didAcknowledge(mid: mid, reason: reason)
@@ -102,48 +124,64 @@ extension MQTTClient {
         }
     }
 
-    /// Called on the network thread.
+    /// Called on the network thread. Subscribes (unless the broker kept the session); `.connected` goes
+    /// out once every subscription is granted (see `didSubscribe`), so an owner that then says it is
+    /// online can be reached.
     func didConnect(code: Int32, flags: Int32) {
+        let broker = configuration.brokers[state.withLock { $0.brokerIndex }]
         guard code == 0 else {
             let reason = Mosquitto.reason(code, version: configuration.protocolVersion)
-            noteProblem("broker \(configuration.broker) refused the connection: \(reason)")
+            noteProblem("broker \(broker) refused the connection: \(reason)")
             return
         }
         let sessionPresent = flags & 1 != 0
-        let subscriptions = state.withLock { state in
+        let (failures, announce) = state.withLock { state in
             state.isConnected = true
+            state.wasAccepted = true
             state.connectedAt = .now
             state.lastProblem = nil
-            return state.subscriptions
-        }
-        logger.info("connected to \(configuration.broker) as '\(configuration.clientID)' (MQTT \(configuration.protocolVersion.rawValue))")
-        if !sessionPresent {
-            for (filter, qos) in subscriptions.sorted(by: { $0.key < $1.key }) {
-                let code = mosquitto_subscribe_v5(handle, nil, filter, Int32(qos), 0, nil)
-                if code != Int32(MOSQ_ERR_SUCCESS.rawValue) {
-                    logger.error("cannot subscribe to \(filter): \(Mosquitto.describe(code))")
+            state.pendingGrants = [:]
+            state.subscriptionRetries = [:]
+            state.awaitingGrants = []
+            state.isAnnounced = false
+            var failures: [MQTTError] = []
+            if !sessionPresent {
+                for (filter, qos) in state.subscriptions.sorted(by: { $0.key < $1.key }) {
+                    if let failure = sendSubscribe(filter, qos: qos, state: &state) {
+                        failures.append(failure)
+                    } else {
+                        state.awaitingGrants.insert(filter)
+                    }
                 }
             }
+            state.isAnnounced = state.awaitingGrants.isEmpty
+            return (failures, state.isAnnounced)
         }
-        continuation.yield(.connected(sessionPresent: sessionPresent))
+        logger.info("connected to \(broker) as '\(configuration.clientID)' (MQTT \(configuration.protocolVersion.rawValue))")
+        for failure in failures { logger.error("\(failure)") }
+        if announce { continuation.yield(.connected(sessionPresent: sessionPresent)) }
     }
 
     /// Called on the network thread.
     func didDisconnect(code: Int32) {
-        let (wasConnected, shuttingDown, quickDrops) = state.withLock { state in
+        let (wasConnected, shuttingDown, failingBack, quickDrops) = state.withLock { state in
             defer { state.isConnected = false }
-            if let connectedAt = state.connectedAt, ContinuousClock.now - connectedAt < .seconds(3) {
+            if state.isFailingBack {
+                state.quickDrops = 0
+            } else if let connectedAt = state.connectedAt, ContinuousClock.now - connectedAt < .seconds(3) {
                 state.quickDrops += 1
             } else {
                 state.quickDrops = 0
             }
-            return (state.isConnected, state.isShuttingDown, state.quickDrops)
+            return (state.isConnected, state.isShuttingDown, state.isFailingBack, state.quickDrops)
         }
         guard !shuttingDown else { return }
         let reason: String
         // libmosquitto 2.0 reports a broker's "session taken over" as a plain lost connection, so a
         // connection that keeps dropping right after it is made is the tell-tale as well.
-        if code == Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue) || quickDrops >= 2 {
+        if failingBack {
+            reason = "moving back to the first broker"
+        } else if code == Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue) || quickDrops >= 2 {
             reason = "the broker keeps dropping this connection as soon as it is made: most likely another client "
                 + "uses the same client id '\(configuration.clientID)' (give every node its own --node-id)"
         } else if configuration.protocolVersion == .v5 && code >= 0x80 {
@@ -151,7 +189,7 @@ extension MQTTClient {
         } else {
             reason = "connection lost: \(Mosquitto.describe(code))"
         }
-        if wasConnected { noteProblem(reason) }
+        if wasConnected && !failingBack { noteProblem(reason) }
         continuation.yield(.disconnected(reason: reason))
     }
 

@@ -50,6 +50,27 @@ public final class MQTTClient: Sendable {
         var quickDrops = 0
         /// The last connection problem logged, so a broker that stays down is logged once, not every retry.
         var lastProblem: String?
+        /// The broker of the current connection (or attempt), an index into `configuration.brokers`.
+        var brokerIndex = 0
+        /// Whether the broker accepted the current connection (CONNACK success).
+        var wasAccepted = false
+        /// Counts connections, so a fail-back probe's answer is applied to the connection that asked.
+        var connectionGeneration = 0
+        var isProbingFirstBroker = false
+        /// The first broker answered a probe: the loop leaves the current one for it.
+        var firstBrokerAnswers = false
+        /// The current connection is being closed to move back to the first broker.
+        var isFailingBack = false
+        /// SUBSCRIBEs awaiting their SUBACK, by message id.
+        var pendingGrants: [Int32: PendingGrant] = [:]
+        /// Filters subscribed when the connection came up and not granted yet: until none is left,
+        /// `.connected` is held back.
+        var awaitingGrants: Set<String> = []
+        var isAnnounced = false
+        /// Refused subscriptions and when to ask for each again (at QoS 0).
+        var subscriptionRetries: [String: ContinuousClock.Instant] = [:]
+        /// Filters refused since they were last granted, so each refusal is logged once.
+        var refusedFilters: Set<String> = []
     }
 
     /// - Parameter messageHandler: when given, inbound messages go to it on the network thread instead
@@ -57,6 +78,11 @@ public final class MQTTClient: Sendable {
     public init(configuration: MQTTConfiguration, logger: Logger = Logger(label: "medianode.mqtt"),
                 messageHandler: (@Sendable (MQTTMessage) -> Void)? = nil) throws(MQTTError) {
         _ = Mosquitto.initialized
+        guard !configuration.brokers.isEmpty else { throw .invalidConfiguration("no broker given") }
+        // One libmosquitto handle serves every broker, and TLS, once set on it, cannot be turned off.
+        guard Set(configuration.brokers.map(\.usesTLS)).count == 1 else {
+            throw .invalidConfiguration("the brokers must all be mqtt:// or all mqtts://, not a mix")
+        }
         guard let handle = mosquitto_new(configuration.clientID, true, nil) else {
             throw .library(call: "mosquitto_new", code: Int32(MOSQ_ERR_NOMEM.rawValue), message: "out of memory")
         }
@@ -64,6 +90,7 @@ public final class MQTTClient: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.messageHandler = messageHandler
+        state.withLock { $0.subscriptions = configuration.subscriptions }
         (events, continuation) = AsyncStream.makeStream(of: MQTTEvent.self, bufferingPolicy: .unbounded)
         do {
             try configure()
@@ -146,15 +173,17 @@ public final class MQTTClient: Sendable {
         }
     }
 
-    /// Subscribes now (if connected) and again after every reconnect that finds no session.
+    /// Subscribes now (if connected) and again after every reconnect that finds no session. A filter of
+    /// `configuration.subscriptions` is already renewed on every connection, so asking for it again at
+    /// the same QoS sends nothing (a second SUBSCRIBE would have the broker resend its retained messages).
     public func subscribe(_ filter: String, qos: Int = 1) throws(MQTTError) {
-        let connected = state.withLock { state in
+        let failure: MQTTError? = state.withLock { state in
+            if configuration.subscriptions[filter] == qos, state.subscriptions[filter] == qos { return nil }
             state.subscriptions[filter] = qos
-            return state.isConnected
+            guard state.isConnected, !state.isDestroyed else { return nil }
+            return sendSubscribe(filter, qos: qos, state: &state)
         }
-        if connected {
-            try MQTTError.check(mosquitto_subscribe_v5(handle, nil, filter, Int32(qos), 0, nil), "mosquitto_subscribe")
-        }
+        if let failure { throw failure }
     }
 
     /// Disconnects cleanly (the broker then discards the will), stops the network thread and frees
@@ -193,10 +222,6 @@ public final class MQTTClient: Sendable {
         try MQTTError.check(mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1), "MOSQ_OPT_TCP_NODELAY")
         // Publishes come from other threads; libmosquitto must wake the loop instead of writing inline.
         try MQTTError.check(mosquitto_threaded_set(handle, true), "mosquitto_threaded_set")
-        if let username = configuration.broker.username {
-            try MQTTError.check(mosquitto_username_pw_set(handle, username, configuration.broker.password),
-                                "mosquitto_username_pw_set")
-        }
         if configuration.broker.usesTLS {
             let tls = configuration.tls
             let caDirectory = tls.caFile == nil ? (tls.caDirectory ?? "/etc/ssl/certs") : tls.caDirectory

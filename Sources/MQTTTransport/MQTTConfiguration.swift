@@ -33,7 +33,9 @@ public struct MQTTTLSConfiguration: Sendable, Equatable {
 }
 
 public struct MQTTConfiguration: Sendable {
-    public var broker: BrokerURL
+    /// The brokers in order of preference: the client connects to the first that answers, moves to the
+    /// next when a connection is lost, and comes back to the first when it answers again (fail-back).
+    public var brokers: [BrokerURL]
     public var clientID: String
     public var protocolVersion: MQTTProtocolVersion
     /// Seconds between keep-alive pings; the broker declares us gone (and sends the will) after 1.5x this.
@@ -42,17 +44,36 @@ public struct MQTTConfiguration: Sendable {
     public var tls: MQTTTLSConfiguration
     /// Reconnect back-off: first delay and ceiling, in seconds; the delay doubles up to the ceiling.
     public var reconnectDelay: (initial: Int, maximum: Int)
+    /// Filters (and their QoS) subscribed on every connection: a connection counts as up, and
+    /// `.connected` is reported, only once the broker has granted each of them.
+    public var subscriptions: [String: Int]
+    /// While connected to any broker but the first, how often the first is tried.
+    public var failbackInterval: Duration
 
     public init(
         broker: BrokerURL, clientID: String, protocolVersion: MQTTProtocolVersion = .v5, keepAlive: Int = 30,
         will: MQTTWill? = nil, tls: MQTTTLSConfiguration = .init(), reconnectDelay: (initial: Int, maximum: Int) = (1, 30)
     ) {
-        self.broker = broker
+        self.init(brokers: [broker], clientID: clientID, protocolVersion: protocolVersion, keepAlive: keepAlive,
+                  will: will, tls: tls, reconnectDelay: reconnectDelay)
+    }
+
+    public init(
+        brokers: [BrokerURL], clientID: String, protocolVersion: MQTTProtocolVersion = .v5, keepAlive: Int = 30,
+        will: MQTTWill? = nil, tls: MQTTTLSConfiguration = .init(), reconnectDelay: (initial: Int, maximum: Int) = (1, 30),
+        subscriptions: [String: Int] = [:], failbackInterval: Duration = .seconds(30)
+    ) {
+        self.brokers = brokers
         self.clientID = clientID
         self.protocolVersion = protocolVersion
         self.keepAlive = keepAlive
         self.will = will
         self.tls = tls
         self.reconnectDelay = reconnectDelay
+        self.subscriptions = subscriptions
+        self.failbackInterval = failbackInterval
     }
+
+    /// The first (preferred) broker.
+    public var broker: BrokerURL { brokers[0] }
 }

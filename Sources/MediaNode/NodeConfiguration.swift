@@ -3,7 +3,12 @@ import RemoteCommands
 
 /// Everything the node is told at start, from the command line and the optional config file.
 public struct NodeConfiguration: Sendable {
+    /// The preferred broker: the node connects here first and comes back here (fail-back).
     public var broker: BrokerURL
+    /// Brokers to fail over to, in turn, when the connection is lost.
+    public var fallbackBrokers: [BrokerURL]
+    /// While connected to a fallback broker, how often the first is tried.
+    public var failbackInterval: Duration
     public var nodeID: String
     public var prefix: String
     public var protocolVersion: MQTTProtocolVersion
@@ -27,7 +32,8 @@ public struct NodeConfiguration: Sendable {
     public var replyDeadline: Duration
 
     public init(
-        broker: BrokerURL = BrokerURL(host: "127.0.0.1"), nodeID: String, prefix: String? = nil,
+        broker: BrokerURL = BrokerURL(host: "127.0.0.1"), fallbackBrokers: [BrokerURL] = [],
+        failbackInterval: Duration = .seconds(30), nodeID: String, prefix: String? = nil,
         protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSConfiguration = .init(), libraries: [String] = [],
         catalogs: [String] = [], databasePath: String, audioSink: String = "auto",
         maximumPayload: Int = CommandRequest.defaultMaximumPayload, capabilities: CommandCapabilities = .init(),
@@ -35,6 +41,8 @@ public struct NodeConfiguration: Sendable {
         content: ContentSettings = .init(), replyDeadline: Duration = .seconds(4)
     ) {
         self.broker = broker
+        self.fallbackBrokers = fallbackBrokers
+        self.failbackInterval = failbackInterval
         self.nodeID = nodeID
         self.prefix = prefix ?? "medianode/\(nodeID)"
         self.protocolVersion = protocolVersion
@@ -54,11 +62,40 @@ public struct NodeConfiguration: Sendable {
 
     public var topics: TopicLayout { TopicLayout(prefix: prefix) }
 
-    /// The MQTT client settings: the client id is the node id, and the last will says `offline`.
+    /// Every broker, the preferred one first.
+    public var brokers: [BrokerURL] { [broker] + fallbackBrokers }
+
+    /// The MQTT client settings: the client id is the node id (the same on every broker), the last will
+    /// says `offline`, and the command subscriptions come with every connection: the node says `online`
+    /// on a broker only once it can hear commands there.
     public var mqttConfiguration: MQTTConfiguration {
         MQTTConfiguration(
-            broker: broker, clientID: "medianode-\(nodeID)", protocolVersion: protocolVersion, keepAlive: keepAlive,
-            will: MQTTWill(topic: topics.status, payload: Array("offline".utf8), qos: 1, retain: true), tls: tls)
+            brokers: brokers, clientID: "medianode-\(nodeID)", protocolVersion: protocolVersion, keepAlive: keepAlive,
+            will: MQTTWill(topic: topics.status, payload: Array("offline".utf8), qos: 1, retain: true), tls: tls,
+            subscriptions: [topics.commandFilter: 1, topics.context: 1], failbackInterval: failbackInterval)
+    }
+
+    // MARK: - Node ids
+
+    /// Whether `id` may name a node: letters A-Z and a-z, digits, `_` and `-`. Some brokers (a NATS
+    /// cluster among them) close a connection that publishes to a topic with a dot, and the id is in
+    /// every topic.
+    public static func isValidNodeID(_ id: String) -> Bool {
+        !id.isEmpty && id.unicodeScalars.allSatisfy(isNodeIDCharacter)
+    }
+
+    /// A node id from a host name: every character a node id cannot hold becomes `_`
+    /// (`car1.example.net` -> `car1_example_net`).
+    public static func nodeID(fromHostName name: String) -> String {
+        let id = String(String.UnicodeScalarView(name.unicodeScalars.map { isNodeIDCharacter($0) ? $0 : "_" }))
+        return id.isEmpty ? "medianode" : id
+    }
+
+    private static func isNodeIDCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "A"..."Z", "a"..."z", "0"..."9", "_", "-": true
+        default: false
+        }
     }
 }
 

@@ -3,7 +3,8 @@ import Foundation
 import RemoteCommands
 import MediaJSON
 
-/// The `--config` file: a JSON object whose keys are the long flag names, e.g. `{"broker": "mqtt://..."}`.
+/// The `--config` file: a JSON object whose keys are the long flag names, e.g. `{"broker": "mqtt://..."}`;
+/// a repeatable flag takes a string or an array (`{"broker": ["mqtt://a", "mqtt://b"]}`).
 struct ConfigFile {
     var values: [String: JSONValue] = [:]
 
@@ -25,7 +26,7 @@ struct ConfigFile {
         let known: Set<String> = [
             "broker", "prefix", "node-id", "library", "catalog", "database", "audio-sink", "mqtt-version",
             "max-payload", "artwork-size", "ca-file", "cert-file", "key-file", "log-level", "catalog-refresh",
-            "library-rescan", "content-depth", "content-page-size", "progress-interval",
+            "library-rescan", "content-depth", "content-page-size", "progress-interval", "failback-interval",
         ]
         if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
             throw ValidationError("config file \(path): unknown key '\(unknown)'")

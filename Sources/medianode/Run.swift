@@ -12,11 +12,13 @@ import ServiceLifecycle
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the node (the default).")
 
-    @Option(help: "Broker URL: mqtt://[user:password@]host[:port] or mqtts://...")
-    var broker: String?
+    @Option(help: "Broker URL: mqtt://[user:password@]host[:port] or mqtts://...; repeatable: the first that answers is used, the others in turn when the connection is lost.")
+    var broker: [String] = []
+    @Option(name: .customLong("failback-interval"), help: "While on any broker but the first, seconds between tries of the first (default 30).")
+    var failbackInterval: Double?
     @Option(help: "Topic prefix (default medianode/<node-id>).")
     var prefix: String?
-    @Option(name: .customLong("node-id"), help: "Node id (default the host name).")
+    @Option(name: .customLong("node-id"), help: "Node id: letters, digits, _ and - (default the host name, other characters as _).")
     var nodeID: String?
     @Option(help: "A folder of local music; repeatable.")
     var library: [String] = []
@@ -65,7 +67,8 @@ struct Run: AsyncParsableCommand {
         }
         let logger = Logger(label: "medianode")
         let configuration = try nodeConfiguration(file: file)
-        logger.info("starting node '\(configuration.nodeID)' on \(configuration.broker) under \(configuration.prefix)/")
+        let brokers = configuration.brokers.map(\.description).joined(separator: ", then ")
+        logger.info("starting node '\(configuration.nodeID)' on \(brokers) under \(configuration.prefix)/")
 
         let transport = try MQTTClient(configuration: configuration.mqttConfiguration,
                                        logger: Logger(label: "medianode.mqtt"))
@@ -107,14 +110,31 @@ struct Run: AsyncParsableCommand {
     }
 
     func nodeConfiguration(file: ConfigFile) throws -> NodeConfiguration {
-        let brokerText = broker ?? file.string("broker") ?? "mqtt://127.0.0.1:1883"
-        let brokerURL: BrokerURL
-        do { brokerURL = try BrokerURL(parsing: brokerText) } catch { throw ValidationError(error.description) }
+        let brokerTexts = broker.isEmpty ? file.strings("broker") : broker
+        var brokerURLs: [BrokerURL] = []
+        for text in brokerTexts.isEmpty ? ["mqtt://127.0.0.1:1883"] : brokerTexts {
+            do { brokerURLs.append(try BrokerURL(parsing: text)) } catch { throw ValidationError(error.description) }
+        }
+        guard Set(brokerURLs.map(\.usesTLS)).count == 1 else {
+            throw ValidationError("--broker: give all brokers as mqtt:// or all as mqtts://, not a mix")
+        }
+        let failback = failbackInterval ?? file.double("failback-interval") ?? 30
+        guard failback > 0 else { throw ValidationError("--failback-interval must be positive") }
         let versionText = mqttVersion ?? file.string("mqtt-version") ?? "5"
         guard let version = MQTTProtocolVersion(rawValue: versionText == "3" ? "3.1.1" : versionText) else {
             throw ValidationError("--mqtt-version must be 5 or 3.1.1, not '\(versionText)'")
         }
-        let node = nodeID ?? file.string("node-id") ?? ProcessInfo.processInfo.hostName
+        let node: String
+        if let configured = nodeID ?? file.string("node-id") {
+            guard NodeConfiguration.isValidNodeID(configured) else {
+                throw ValidationError(
+                    "--node-id '\(configured)' may hold only letters A-Z and a-z, digits, '_' and '-' "
+                        + "(it is part of every topic, and some brokers refuse topics with other characters)")
+            }
+            node = configured
+        } else {
+            node = NodeConfiguration.nodeID(fromHostName: ProcessInfo.processInfo.hostName)
+        }
         let maximumPayload = maxPayload ?? file.int("max-payload") ?? CommandRequest.defaultMaximumPayload
         guard maximumPayload > 0 else { throw ValidationError("--max-payload must be positive") }
         var content = ContentSettings()
@@ -128,7 +148,9 @@ struct Run: AsyncParsableCommand {
             content.progressInterval = .milliseconds(Int(seconds * 1000))
         }
         return NodeConfiguration(
-            broker: brokerURL,
+            broker: brokerURLs[0],
+            fallbackBrokers: Array(brokerURLs.dropFirst()),
+            failbackInterval: .milliseconds(Int(failback * 1000)),
             nodeID: node,
             prefix: prefix ?? file.string("prefix"),
             protocolVersion: version,

@@ -58,7 +58,7 @@ extension RealEngineCommandTests {
                 // A fresh client per broker life: libmosquitto would otherwise resend an unacknowledged command
                 // to the next broker, and a node answering both copies would be right to.
                 let flow = try await ConnectedClient(broker: broker, subscribing: "\(prefix)/#")
-                let backIn = try await retainedStateArrives(prefix: prefix, client: flow.client, since: started)
+                let backIn = try await flow.retainedStateArrives(prefix: prefix, since: started)
                 slowest = max(slowest, backIn)
                 #expect(backIn < .seconds(2), "round \(round): retained state back after \(backIn)")
 
@@ -87,23 +87,6 @@ extension RealEngineCommandTests {
             print("broker restarts survived: \(Self.restarts); commands answered \(answered) of \(checked) that had to be, "
                   + "and \(inFlightAnswered) sent within \(Self.settled) of a kill; slowest return of retained state \(slowest)")
         }
-
-        /// Waits for status (online), now playing (still playing), the tree root, the queue and the commands
-        /// from the node on a broker that started empty, and returns how long after `since` the last came.
-        func retainedStateArrives(prefix: String, client: TestMQTTClient, since: ContinuousClock.Instant) async throws -> Duration {
-            let wanted: [(String, @Sendable (MQTTMessage) -> Bool)] = [
-                ("status", { String(decoding: $0.payload, as: UTF8.self) == "online" }),
-                ("nowplaying", { (try? JSONValue(parsing: $0.payload))?["state"] == "playing" }),
-                ("content/tree", { (try? JSONValue(parsing: $0.payload))?["childCount"] != nil }),
-                ("queue", { (try? JSONValue(parsing: $0.payload))?["repeatMode"] == "all" }),
-                ("commands", { (try? JSONValue(parsing: $0.payload))?["play"] != nil }),
-            ]
-            for (suffix, matches) in wanted {
-                let topic = "\(prefix)/\(suffix)"
-                _ = try await client.first(timeout: .seconds(20)) { $0.topic == topic && matches($0) }
-            }
-            return ContinuousClock.now - since
-        }
     }
 }
 
@@ -120,6 +103,23 @@ struct ConnectedClient {
         client = try TestMQTTClient(brokerURL: broker.url)
         try await client.connect(timeout: .seconds(20))
         try await client.subscribeAndSettle(filter)
+    }
+
+    /// Waits for status (online), now playing (still playing), the tree root, the queue (repeating all) and
+    /// the commands from the node on a broker that started empty, and returns how long after `since` the last came.
+    func retainedStateArrives(prefix: String, since: ContinuousClock.Instant) async throws -> Duration {
+        let wanted: [(String, @Sendable (MQTTMessage) -> Bool)] = [
+            ("status", { String(decoding: $0.payload, as: UTF8.self) == "online" }),
+            ("nowplaying", { (try? JSONValue(parsing: $0.payload))?["state"] == "playing" }),
+            ("content/tree", { (try? JSONValue(parsing: $0.payload))?["childCount"] != nil }),
+            ("queue", { (try? JSONValue(parsing: $0.payload))?["repeatMode"] == "all" }),
+            ("commands", { (try? JSONValue(parsing: $0.payload))?["play"] != nil }),
+        ]
+        for (suffix, matches) in wanted {
+            let topic = "\(prefix)/\(suffix)"
+            _ = try await client.first(timeout: .seconds(20)) { $0.topic == topic && matches($0) }
+        }
+        return ContinuousClock.now - since
     }
 
     func reply(prefix: String, id: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
