@@ -13,10 +13,11 @@ final class FixtureServerProcess: @unchecked Sendable {
     private let output: FileHandle
     private let lock = Mutex(())
 
-    init(script: String) throws {
+    /// - Parameter python: the interpreter; Debian's own where the script needs a Debian package (selenium).
+    init(script: String, python: String = "python3") throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script]
+        process.arguments = [python, script]
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
