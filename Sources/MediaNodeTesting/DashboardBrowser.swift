@@ -79,6 +79,22 @@ public final class DashboardBrowser: @unchecked Sendable {
         try await run(["op": "browse", "titles": titles])["titles"] as? [String] ?? []
     }
 
+    /// One row of the content list shown.
+    public struct TreeRow: Sendable, Equatable {
+        public var title: String
+        /// `open`, `play`, or nil when a click does nothing.
+        public var action: String?
+        /// The row's label: "open ›", "▶ play", or why it cannot be opened.
+        public var kind: String
+    }
+
+    public func treeRows() async throws -> [TreeRow] {
+        let rows = try await run(["op": "rows"])["rows"] as? [[String: Any]] ?? []
+        return rows.map {
+            TreeRow(title: $0["title"] as? String ?? "", action: $0["action"] as? String, kind: $0["kind"] as? String ?? "")
+        }
+    }
+
     /// Clicks the playable item titled `title` in the list shown.
     public func play(_ title: String) async throws {
         try await run(["op": "play", "title": title])

@@ -20,6 +20,7 @@ output; an answer with "error" says what the page did not show in time.
   {"op": "browse", "titles": ["Library", "Albums"]}
         from the top of the content tree, opens the containers with these titles in turn (paging on with
         "More" when a title is not on the page shown); answers the "titles" listed at the end
+  {"op": "rows"}   the list shown: each row's "title", "action" ("open", "play" or null) and "kind" (its label)
   {"op": "play", "title": "Tone 440"}   clicks the playable item with that title in the list shown
   {"op": "text", "selector": "#message"}   the element's text
   {"op": "screenshot", "path": "/tmp/x.png"}
@@ -30,11 +31,16 @@ import json
 import sys
 import time
 
-from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError as missing:
+    # The first line is what the test reports when it expected "PORT <n>".
+    print("cannot drive Chromium: %s (apt-get install chromium chromium-driver python3-selenium)" % missing, flush=True)
+    sys.exit(1)
 
 TIMEOUT = 20
 
@@ -95,12 +101,14 @@ def tree_item(driver, title, action):
     return None
 
 
-def find_in_tree(driver, title, action):
-    """The row for `title`, paging on with "More" while the list has more to show."""
+def click_in_tree(driver, title, action):
+    """Clicks the row for `title`, paging on with "More" while the list has more to show. A list redrawn
+    between finding the row and clicking it (a tree node's retained update) is searched again."""
     def found_or_more(d):
         element = tree_item(d, title, action)
         if element:
-            return element
+            element.click()
+            return True
         more = d.find_element(By.ID, "tree-more")
         if more.is_displayed():
             count = len(d.find_elements(By.CSS_SELECTOR, "#tree li"))
@@ -160,13 +168,18 @@ def handle(driver, command):
         top = driver.find_element(By.CSS_SELECTOR, "#crumbs a")
         top.click()
         for title in command["titles"]:
-            find_in_tree(driver, title, "open").click()
+            click_in_tree(driver, title, "open")
             wait(driver, "the list under %r" % title,
                  lambda d: d.find_element(By.CSS_SELECTOR, "#crumbs").text.endswith(title)
                  and d.find_elements(By.CSS_SELECTOR, "#tree li"))
         return {"titles": shown_titles(driver)}
+    if op == "rows":
+        return {"rows": [{"title": e.find_element(By.CSS_SELECTOR, ".title").text.split(" — ")[0],
+                          "action": e.get_attribute("data-action"),
+                          "kind": e.find_element(By.CSS_SELECTOR, ".kind").text}
+                         for e in driver.find_elements(By.CSS_SELECTOR, "#tree li")]}
     if op == "play":
-        find_in_tree(driver, command["title"], "play").click()
+        click_in_tree(driver, command["title"], "play")
         return {}
     if op == "text":
         return {"text": driver.find_element(By.CSS_SELECTOR, command["selector"]).text}
@@ -179,7 +192,11 @@ def handle(driver, command):
 
 
 def main():
-    driver = start_browser()
+    try:
+        driver = start_browser()
+    except Exception as error:
+        print("cannot start Chromium: %s" % str(error).strip().replace("\n", " "), flush=True)
+        sys.exit(1)
     try:
         print("PORT %d" % driver.service.port, flush=True)
         for line in sys.stdin:

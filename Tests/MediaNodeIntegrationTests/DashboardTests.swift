@@ -121,6 +121,23 @@ extension RealEngineCommandTests {
             let refusal = try await eventually({ try await browser.text("#message") }, until: { $0.hasPrefix("search:") })
             #expect(refusal.hasPrefix("search: commandFailed (200) — "), "shown: \(refusal)")
 
+            // Driving limits from the vehicle: the page says so, and offers nothing the node would refuse.
+            try await watcher.client.publish(
+                "\(prefix)/context",
+                #"{"contentLimitsEnforced":true,"enforcedContentItemsCount":3,"enforcedContentTreeDepth":3}"#)
+            let limits = try await eventually({ try await browser.text("#limits") }, until: { !$0.isEmpty })
+            #expect(limits == "Driving: at most 3 items per list and 3 levels.")
+            // The remote catalog's albums (depth 2) open, three of them; the local album's tracks would be
+            // depth 4, so the album (depth 3) does not open.
+            _ = try await browser.browse(["Albums"])
+            let remote = try await browser.treeRows()
+            #expect(remote.map(\.title) == ["Album 0", "Album 1", "Album 2"], "shown while driving: \(remote)")
+            #expect(remote.allSatisfy { $0.action == "open" }, "shown while driving: \(remote)")
+            _ = try await browser.browse(["Library", "Albums"])
+            let local = try await browser.treeRows()
+            #expect(local.map(\.title) == ["Dashboard Album"], "shown while driving: \(local)")
+            #expect(local.allSatisfy { $0.action == nil && $0.kind == "beyond the driving limit" }, "shown while driving: \(local)")
+
             // A broker that goes away is said so.
             broker.kill()
             let banner = try await eventually({ try await browser.text("#banner") }, until: { !$0.isEmpty })

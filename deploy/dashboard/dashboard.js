@@ -455,6 +455,9 @@
     if (!Array.isArray(node.indexPath) || !sameP(node.indexPath, tree.path)) return;
     const offset = node.offset || 0;
     if (offset > tree.children.length) return; // A page past the one shown: wait for the pages before it.
+    // The browse reply and the retained topic usually say the same: redraw only for news.
+    const known = tree.children.slice(offset, offset + node.children.length);
+    if (tree.node && node.childCount === tree.node.childCount && JSON.stringify(known) === JSON.stringify(node.children)) return;
     tree.node = node;
     tree.children.splice(offset, node.children.length, ...node.children);
     if (node.item) tree.title = node.item.title;
