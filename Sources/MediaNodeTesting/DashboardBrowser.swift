@@ -11,7 +11,7 @@ public final class DashboardBrowser: @unchecked Sendable {
         child = try FixtureServerProcess(script: Self.scriptPath, python: "/usr/bin/python3")
     }
 
-    deinit { child.stop() }
+    deinit { quit() }
 
     /// What the page did not show in time, in the script's words.
     public struct Failure: Error, CustomStringConvertible {
@@ -113,7 +113,11 @@ public final class DashboardBrowser: @unchecked Sendable {
         try await run(["op": "console"])["errors"] as? [String] ?? []
     }
 
-    public func quit() { child.stop() }
+    /// Closes Chromium. The script must do it: killed, it would leave chromedriver and Chromium running.
+    public func quit() {
+        _ = child.send(["op": "quit"])
+        if !child.waitForExit(seconds: 15) { child.stop() }
+    }
 
     /// Sends one command on a thread of its own: the script blocks for as long as the page takes.
     @discardableResult

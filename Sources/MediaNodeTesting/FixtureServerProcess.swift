@@ -45,6 +45,13 @@ final class FixtureServerProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits up to `seconds` for the script to end by itself; whether it did.
+    func waitForExit(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        return !process.isRunning
+    }
+
     /// SIGKILL: children of the test process inherit a blocked SIGTERM.
     func stop() {
         guard process.isRunning else { return }

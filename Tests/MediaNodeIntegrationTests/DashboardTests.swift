@@ -192,6 +192,6 @@ extension RealEngineCommandTests {
     }
 }
 
-extension Duration {
+private extension Duration {
     var milliseconds: Int { Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000) }
 }
