@@ -99,6 +99,14 @@ extension RealEngineCommandTests {
             #expect(shown.subtitle == "Browser Band — Dashboard Album")
             #expect(shown.artworkWidth > 0 && Double(shown.artworkWidth) == artwork?["width"]?.numberValue)
             #expect(Double(shown.artworkHeight) == artwork?["height"]?.numberValue)
+            // The position bar runs on its own between now-playing messages (the node sends none on a clock tick).
+            let before = try await browser.text("#np-elapsed")
+            try await Task.sleep(for: .milliseconds(1500))
+            let after = try await browser.text("#np-elapsed")
+            #expect(seconds(after) > seconds(before), "the position stood at \(before), then \(after)")
+            // The queue is the album, at the clicked track.
+            #expect(try await browser.text("#queue-count") == "2 of 2")
+            #expect(try await browser.text("#queue li.current .title") == "2. Tone 660")
             let screenshot = directory.appendingPathComponent("dashboard.png")
             try await browser.screenshot(to: screenshot)
             if let keep = ProcessInfo.processInfo.environment["MEDIANODE_DASHBOARD_SCREENSHOT"] {
@@ -169,6 +177,11 @@ extension RealEngineCommandTests {
                 try await Task.sleep(for: .milliseconds(50))
             }
             return client
+        }
+
+        /// Seconds from the position bar's `m:ss`.
+        func seconds(_ text: String) -> Int {
+            text.split(separator: ":").reduce(0) { $0 * 60 + (Int($1) ?? 0) }
         }
 
         /// Whether the WAV file grows over a second.
