@@ -90,8 +90,14 @@ probes = {}
 
 
 def shown_titles(driver):
-    return [e.find_element(By.CSS_SELECTOR, ".title").text.split(" — ")[0]
-            for e in driver.find_elements(By.CSS_SELECTOR, "#tree li")]
+    """The titles in the content list; the list may be redrawn while it is read, so it is read again then."""
+    for _ in range(10):
+        try:
+            return [e.find_element(By.CSS_SELECTOR, ".title").text.split(" — ")[0]
+                    for e in driver.find_elements(By.CSS_SELECTOR, "#tree li")]
+        except StaleElementReferenceException:
+            time.sleep(0.05)
+    return []
 
 
 def tree_item(driver, title, action):
@@ -165,8 +171,7 @@ def handle(driver, command):
         wait(driver, "%s showing %r" % (command["selector"], command.get("text")), ready).click()
         return {}
     if op == "browse":
-        top = driver.find_element(By.CSS_SELECTOR, "#crumbs a")
-        top.click()
+        wait(driver, "the top of the content tree", lambda d: d.find_element(By.CSS_SELECTOR, "#crumbs a").click() or True)
         for title in command["titles"]:
             click_in_tree(driver, title, "open")
             wait(driver, "the list under %r" % title,
