@@ -430,10 +430,11 @@
     if (view.tree) renderTree();
   }
 
-  function openPath(path) {
+  /// Shows the tree node at `path`; `names` are the titles of the containers on the way, for the crumbs.
+  function openPath(path, names) {
     if (!view) return;
     if (view.tree && client.connected) client.unsubscribe(treeTopic(view.tree.path));
-    view.tree = { path, node: null, children: [] };
+    view.tree = { path, names: names || [], node: null, children: [] };
     renderCrumbs();
     $('tree').replaceChildren();
     if (client.connected) client.subscribe(treeTopic(path), { qos: 1 });
@@ -467,7 +468,7 @@
   function renderCrumbs() {
     const crumbs = $('crumbs');
     crumbs.replaceChildren();
-    const path = view.tree.path;
+    const path = view.tree.path, names = view.tree.names;
     const root = document.createElement('a');
     root.textContent = 'Top';
     root.addEventListener('click', () => openPath([]));
@@ -475,8 +476,8 @@
     for (let depth = 1; depth <= path.length; depth++) {
       crumbs.appendChild(document.createTextNode(' › '));
       const crumb = document.createElement('a');
-      crumb.textContent = (view.tree.names && view.tree.names[depth - 1]) || String(path[depth - 1]);
-      crumb.addEventListener('click', () => openPath(path.slice(0, depth)));
+      crumb.textContent = names[depth - 1] || String(path[depth - 1]);
+      crumb.addEventListener('click', () => openPath(path.slice(0, depth), names.slice(0, depth)));
       crumbs.appendChild(crumb);
     }
   }
@@ -491,12 +492,7 @@
       const path = tree.path.concat([i]);
       const tooDeep = l && l.depth && path.length >= l.depth;
       return itemRow(item, {
-        open: item.isContainer && !tooDeep ? () => {
-          const names = (tree.names || []).concat([item.title]);
-          openPath(path);
-          view.tree.names = names;
-          renderCrumbs();
-        } : null,
+        open: item.isContainer && !tooDeep ? () => openPath(path, tree.names.concat([item.title])) : null,
         play: item.isPlayable ? () => send('playItem', { indexPath: path }) : null,
         note: item.isContainer && tooDeep ? 'beyond the driving limit' : null,
       });
