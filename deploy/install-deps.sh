@@ -24,7 +24,14 @@ packages=(
   python3
   # Fault tests: throwaway TLS certificates for the broker example, immutable files (chattr)
   openssl e2fsprogs
+  # The browser dashboard: MQTT.js (node-mqtt) and the browser ports of the Node.js modules it uses, bundled
+  # for the browser by esbuild (deploy/build-dashboard.sh)
+  node-mqtt node-buffer node-process node-url esbuild
+  # The dashboard's tests: headless Chromium driven through chromedriver by Selenium
+  chromium chromium-driver python3-selenium
 )
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${packages[@]}"
+# The dashboard, where deploy/mosquitto.conf's websockets listener serves it from.
+bash "$(dirname "$0")/build-dashboard.sh"

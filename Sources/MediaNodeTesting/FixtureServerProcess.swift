@@ -13,10 +13,11 @@ final class FixtureServerProcess: @unchecked Sendable {
     private let output: FileHandle
     private let lock = Mutex(())
 
-    init(script: String) throws {
+    /// - Parameter python: the interpreter; Debian's own where the script needs a Debian package (selenium).
+    init(script: String, python: String = "python3") throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script]
+        process.arguments = [python, script]
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
@@ -42,6 +43,13 @@ final class FixtureServerProcess: @unchecked Sendable {
             let line = Self.readLine(output)
             return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
         }
+    }
+
+    /// Waits up to `seconds` for the script to end by itself; whether it did.
+    func waitForExit(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        return !process.isRunning
     }
 
     /// SIGKILL: children of the test process inherit a blocked SIGTERM.

@@ -9,17 +9,26 @@ import Glibc
 /// a broker left running is killed when the object is released.
 public final class MosquittoBroker: @unchecked Sendable {
     public let port: Int
+    /// The port of the MQTT-over-WebSockets listener that also serves a web page, when asked for one.
+    public private(set) var webSocketPort: Int?
     public let directory: URL
     public var url: String { "mqtt://127.0.0.1:\(port)" }
+    /// The page the WebSockets listener serves (its `http_dir`), as a browser opens it.
+    public var webPageURL: String? { webSocketPort.map { "http://127.0.0.1:\($0)/" } }
+    /// The directory that listener serves (its `http_dir`).
+    public private(set) var webPageDirectory: URL?
     private let lock = NSLock()
     private var process: Process?
 
     /// - Parameters:
     ///   - extraConfiguration: lines appended to the generated mosquitto.conf (password files, ACLs).
     ///   - startNow: false to pick the port and write the config but start later (a broker that is down).
-    public convenience init(extraConfiguration: [String] = [], startNow: Bool = true) throws {
-        try self.init(startNow: startNow) { port, _ in
-            [
+    ///   - webPage: a directory to serve over HTTP from a second listener that speaks MQTT over WebSockets
+    ///     (as deploy/mosquitto.conf serves the dashboard); the broker's own directory if `.brokerDirectory`.
+    public convenience init(extraConfiguration: [String] = [], startNow: Bool = true, webPage: WebPage? = nil) throws {
+        let webSocketPort = try webPage.map { _ in try Self.freePort() }
+        try self.init(startNow: false) { port, directory in
+            var lines = [
                 "listener \(port) 127.0.0.1",
                 "allow_anonymous true",
                 "set_tcp_nodelay true",
@@ -27,6 +36,30 @@ public final class MosquittoBroker: @unchecked Sendable {
                 // A QoS 1 subscriber to the whole retained tree must not lose messages (the default drops past 1000).
                 "max_queued_messages 1000000",
             ] + extraConfiguration
+            // Last, so that listener options among the extra lines still belong to the first listener.
+            if let webPage, let webSocketPort {
+                lines += ["listener \(webSocketPort) 127.0.0.1", "protocol websockets",
+                          "http_dir \(webPage.directory(in: directory).path)"]
+            }
+            return lines
+        }
+        self.webSocketPort = webSocketPort
+        webPageDirectory = webPage?.directory(in: directory)
+        if let webPageDirectory { try FileManager.default.createDirectory(at: webPageDirectory, withIntermediateDirectories: true) }
+        if startNow { try start() }
+    }
+
+    /// What a WebSockets listener serves.
+    public enum WebPage: Sendable {
+        /// `page/` in the broker's directory, for a caller to fill before the first request.
+        case brokerDirectory
+        case directory(URL)
+
+        func directory(in brokerDirectory: URL) -> URL {
+            switch self {
+            case .brokerDirectory: brokerDirectory.appendingPathComponent("page")
+            case let .directory(url): url
+            }
         }
     }
 
@@ -67,7 +100,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         lock.withLock { self.process = process }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if Self.canConnect(port: port) { return }
+            if Self.canConnect(port: port) && webSocketPort.map(Self.canConnect(port:)) != false { return }
             if !process.isRunning {
                 throw BrokerError.exited("mosquitto exited with \(process.terminationStatus); log: \(log)")
             }

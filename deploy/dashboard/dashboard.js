@@ -1,0 +1,630 @@
+// MediaNode dashboard: a fleet view and a node view, speaking MQTT over WebSockets straight to the broker.
+// The contract it reads and drives is topics.md; mqtt.min.js (MQTT.js, bundled at install time by
+// deploy/build-dashboard.sh) provides the `mqtt` global.
+'use strict';
+(function () {
+  const params = new URLSearchParams(location.search);
+  const $ = (id) => document.getElementById(id);
+  const decoder = new TextDecoder();
+  // A reply slower than this is reported; playItem answers only once audio plays (up to 10 s).
+  const replyTimeoutMs = { playItem: 15000 };
+  const defaultReplyTimeoutMs = 5000;
+
+  const fleet = {
+    pattern: params.get('prefix') || localStorage.getItem('medianode.pattern') || 'medianode/+',
+    nodes: new Map(), // prefix -> { status, nowPlaying, row }
+    dirty: new Set(),
+    frame: 0,
+  };
+  // The node on screen, or null in the fleet view.
+  let view = null;
+  const pending = new Map(); // request id -> { command, timer, resolve }
+  const titles = new Map(); // identifier -> title, from every item the page has seen
+  const session = Math.random().toString(36).slice(2, 8);
+  let counter = 0;
+
+  // MARK: - Connection
+
+  function brokerURL() {
+    if (params.get('broker')) return params.get('broker');
+    if (location.protocol === 'http:' || location.protocol === 'https:') {
+      return (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/mqtt';
+    }
+    return 'ws://127.0.0.1:9001/mqtt';
+  }
+
+  const url = brokerURL();
+  const client = mqtt.connect(url, {
+    protocolVersion: 5,
+    clientId: 'medianode-dashboard-' + session,
+    reconnectPeriod: 2000,
+    connectTimeout: 5000,
+  });
+
+  function showConnection(text, kind) {
+    const badge = $('connection');
+    badge.textContent = text;
+    badge.className = kind;
+    const banner = $('banner');
+    if (kind === 'lost') {
+      banner.textContent = 'The broker at ' + url + ' is not reachable: ' + text +
+        '. What the page shows may be out of date; commands cannot be sent until it is back.';
+      banner.classList.add('shown');
+    } else {
+      banner.classList.remove('shown');
+    }
+  }
+
+  client.on('connect', () => {
+    // Marks for the first-render measurement (performance.getEntriesByType('mark') in the browser).
+    if (!performance.getEntriesByName('mqtt-connected').length) performance.mark('mqtt-connected');
+    showConnection('connected', 'connected');
+    subscribeFleet();
+    if (view) subscribeNode(view.prefix);
+  });
+  client.on('reconnect', () => showConnection('reconnecting', 'lost'));
+  client.on('offline', () => showConnection('offline', 'lost'));
+  client.on('close', () => { if (!client.connected) showConnection('disconnected', 'lost'); });
+  client.on('error', (error) => showConnection('error: ' + error.message, 'lost'));
+  client.on('message', route);
+
+  // MARK: - Topics
+
+  /// Whether `topic` matches `filter`, whose `+` stands for one level (the fleet pattern has no `#`).
+  function matches(filter, topic) {
+    const f = filter.split('/'), t = topic.split('/');
+    if (f.length !== t.length) return false;
+    return f.every((level, i) => level === '+' || level === t[i]);
+  }
+
+  function subscribeFleet() {
+    client.subscribe([fleet.pattern + '/status', fleet.pattern + '/nowplaying'], { qos: 1 });
+  }
+
+  function setPattern(pattern) {
+    pattern = pattern.trim().replace(/\/+$/, '');
+    if (!pattern || pattern.includes('#')) {
+      report('error', 'A prefix pattern is a topic prefix; + matches one level, # is not allowed.');
+      return;
+    }
+    if (client.connected) client.unsubscribe([fleet.pattern + '/status', fleet.pattern + '/nowplaying']);
+    fleet.pattern = pattern;
+    localStorage.setItem('medianode.pattern', pattern);
+    fleet.nodes.clear();
+    $('fleet').tBodies[0].replaceChildren();
+    renderFleetCount();
+    if (client.connected) subscribeFleet();
+  }
+
+  function text(payload) { return decoder.decode(payload); }
+
+  function json(payload) {
+    if (payload.length === 0) return null;
+    try { return JSON.parse(text(payload)); } catch (error) { return undefined; }
+  }
+
+  function route(topic, payload) {
+    if (view) routeNode(topic, payload);
+    const slash = topic.lastIndexOf('/');
+    const prefix = topic.slice(0, slash), leaf = topic.slice(slash + 1);
+    if ((leaf === 'status' || leaf === 'nowplaying') && matches(fleet.pattern, prefix)) {
+      const node = fleet.nodes.get(prefix) || { status: null, nowPlaying: null, row: null };
+      if (leaf === 'status') node.status = payload.length ? text(payload) : null;
+      else node.nowPlaying = json(payload) || null;
+      if (node.status === null && node.nowPlaying === null) {
+        // Both cleared: the node is gone from this broker.
+        if (node.row) node.row.remove();
+        fleet.nodes.delete(prefix);
+      } else {
+        fleet.nodes.set(prefix, node);
+        fleet.dirty.add(prefix);
+      }
+      scheduleFleet();
+    }
+  }
+
+  // MARK: - Fleet view
+
+  function scheduleFleet() {
+    // A burst of retained messages (a hundred nodes at connect) becomes one render.
+    if (!fleet.frame) fleet.frame = requestAnimationFrame(renderFleet);
+  }
+
+  function renderFleet() {
+    fleet.frame = 0;
+    const body = $('fleet').tBodies[0];
+    const added = [];
+    for (const prefix of fleet.dirty) {
+      const node = fleet.nodes.get(prefix);
+      if (!node) continue;
+      if (!node.row) {
+        node.row = document.createElement('tr');
+        node.row.dataset.prefix = prefix;
+        for (let i = 0; i < 4; i++) node.row.appendChild(document.createElement('td'));
+        node.row.cells[0].textContent = prefix;
+        node.row.addEventListener('click', () => { location.hash = '#node=' + encodeURIComponent(prefix); });
+        added.push(node.row);
+      }
+      const status = node.status || 'unknown';
+      const badge = document.createElement('span');
+      badge.className = 'badge ' + status;
+      badge.textContent = status;
+      node.row.cells[1].replaceChildren(badge);
+      const np = node.nowPlaying || {};
+      node.row.cells[2].textContent = np.state || '';
+      node.row.cells[3].textContent = [np.title, np.artist].filter(Boolean).join(' — ');
+      node.row.dataset.status = status;
+    }
+    fleet.dirty.clear();
+    if (added.length) {
+      const rows = [...body.rows, ...added].sort((a, b) => a.dataset.prefix.localeCompare(b.dataset.prefix));
+      body.replaceChildren(...rows);
+    }
+    renderFleetCount();
+  }
+
+  function renderFleetCount() {
+    let online = 0;
+    for (const node of fleet.nodes.values()) if (node.status === 'online') online++;
+    $('fleet-count').textContent = fleet.nodes.size ? `${fleet.nodes.size} nodes, ${online} online` : '';
+    $('fleet-empty').classList.toggle('hidden', fleet.nodes.size > 0);
+  }
+
+  // MARK: - Commands and replies
+
+  /// Sends `command` to the node on screen; the reply (or its absence) is shown to the person.
+  function send(command, payload) {
+    if (!view) return Promise.resolve(null);
+    const prefix = view.prefix;
+    const id = 'dash-' + session + '-' + (++counter);
+    if (!client.connected) {
+      report('error', command + ': not sent, the broker connection is down');
+      return Promise.resolve(null);
+    }
+    return new Promise((resolve) => {
+      const timeout = replyTimeoutMs[command] || defaultReplyTimeoutMs;
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        report('error', `${command}: no reply from ${prefix} within ${timeout / 1000} s`);
+        resolve(null);
+      }, timeout);
+      pending.set(id, { command, timer, resolve, quiet: payload && payload.quiet });
+      const body = Object.assign({}, payload, { id });
+      delete body.quiet;
+      client.publish(prefix + '/cmd/' + command, JSON.stringify(body), { qos: 1 }, (error) => {
+        if (error) report('error', command + ': not sent: ' + error.message);
+      });
+    });
+  }
+
+  function onReply(reply) {
+    if (!reply || typeof reply.id !== 'string' || !pending.has(reply.id)) return;
+    const request = pending.get(reply.id);
+    pending.delete(reply.id);
+    clearTimeout(request.timer);
+    if (reply.status === 'success') {
+      if (!request.quiet) report('ok', `${reply.command}: success`);
+    } else {
+      report('error', `${reply.command}: ${reply.status} (${reply.code})` + (reply.message ? ' — ' + reply.message : ''));
+    }
+    request.resolve(reply);
+  }
+
+  function report(kind, message) {
+    const line = $('message');
+    line.textContent = message;
+    line.className = kind;
+    log(kind, message);
+    if (!view && kind === 'error') {
+      $('banner').textContent = message;
+      $('banner').classList.add('shown');
+    }
+  }
+
+  function log(kind, message) {
+    const item = document.createElement('li');
+    item.className = kind;
+    item.textContent = new Date().toLocaleTimeString() + '  ' + message;
+    const list = $('log');
+    list.prepend(item);
+    while (list.children.length > 200) list.lastChild.remove();
+  }
+
+  // MARK: - Node view
+
+  function nodeTopics(prefix) {
+    return ['status', 'nowplaying', 'commands', 'queue', 'volume', 'result', 'events', 'context']
+      .map((leaf) => prefix + '/' + leaf);
+  }
+
+  function subscribeNode(prefix) {
+    client.subscribe(nodeTopics(prefix), { qos: 1 });
+    if (view.artworkTopic) client.subscribe(view.artworkTopic, { qos: 1 });
+    if (view.tree) client.subscribe(treeTopic(view.tree.path), { qos: 1 });
+  }
+
+  function openNode(prefix) {
+    if (view && view.prefix === prefix) return;
+    closeNode();
+    view = {
+      prefix, nowPlaying: null, commands: {}, volume: null, context: {}, queue: null,
+      artworkTopic: null, artworkURL: null, tree: null, frame: 0,
+    };
+    $('fleet-view').classList.add('hidden');
+    $('node-view').classList.remove('hidden');
+    $('node-name').textContent = prefix;
+    $('log').replaceChildren();
+    $('message').textContent = '';
+    $('search-results').replaceChildren();
+    $('search-total').textContent = '';
+    renderNowPlaying();
+    renderVolume();
+    if (client.connected) subscribeNode(prefix);
+    openPath([]);
+  }
+
+  function closeNode() {
+    if (!view) return;
+    const topics = nodeTopics(view.prefix);
+    if (view.artworkTopic) topics.push(view.artworkTopic);
+    if (view.tree) topics.push(treeTopic(view.tree.path));
+    // The fleet subscription still wants the node's status and now playing.
+    if (client.connected) {
+      client.unsubscribe(topics.filter((t) => !matches(fleet.pattern + '/status', t) && !matches(fleet.pattern + '/nowplaying', t)));
+    }
+    if (view.artworkURL) URL.revokeObjectURL(view.artworkURL);
+    cancelAnimationFrame(view.frame);
+    view = null;
+    $('node-view').classList.add('hidden');
+    $('fleet-view').classList.remove('hidden');
+  }
+
+  function routeNode(topic, payload) {
+    if (topic === view.artworkTopic) return showArtwork(payload);
+    if (!topic.startsWith(view.prefix + '/')) return;
+    const leaf = topic.slice(view.prefix.length + 1);
+    switch (leaf) {
+      case 'status': {
+        const badge = $('node-status');
+        const status = payload.length ? text(payload) : 'unknown';
+        badge.textContent = status;
+        badge.className = 'badge ' + status;
+        break;
+      }
+      case 'nowplaying': view.nowPlaying = json(payload) || { state: 'stopped' }; renderNowPlaying(); break;
+      case 'commands': view.commands = json(payload) || {}; renderCommands(); break;
+      case 'volume': view.volume = json(payload) || null; renderVolume(); break;
+      case 'queue': view.queue = json(payload) || null; renderQueue(); break;
+      case 'context': view.context = json(payload) || {}; renderLimits(); break;
+      case 'result': onReply(json(payload)); break;
+      case 'events': {
+        const event = json(payload);
+        if (event && event.type) {
+          const detail = event.message || event.kind || event.identifier || '';
+          log(event.type === 'error' || event.type === 'downloadFailed' ? 'error' : 'event',
+            'event ' + event.type + (detail ? ': ' + detail : ''));
+        }
+        break;
+      }
+      default:
+        if (view.tree && topic === treeTopic(view.tree.path)) {
+          const node = json(payload);
+          if (node) showTreeNode(node);
+        }
+    }
+  }
+
+  // MARK: - Now playing
+
+  function formatTime(seconds) {
+    if (!isFinite(seconds) || seconds < 0) return '';
+    seconds = Math.floor(seconds);
+    const h = Math.floor(seconds / 3600), m = Math.floor(seconds / 60) % 60, s = seconds % 60;
+    return (h ? h + ':' + String(m).padStart(2, '0') : m) + ':' + String(s).padStart(2, '0');
+  }
+
+  function position(np) {
+    const elapsed = np.elapsedPlaybackTime || 0;
+    const rate = np.playbackRate || 0;
+    let now = elapsed;
+    if (np.state === 'playing' && rate && np.timestamp) now = elapsed + (Date.now() / 1000 - np.timestamp) * rate;
+    if (np.playbackDuration) now = Math.min(now, np.playbackDuration);
+    return Math.max(0, now);
+  }
+
+  function renderNowPlaying() {
+    const np = view.nowPlaying || { state: 'stopped' };
+    $('np-title').textContent = np.title || (np.state === 'stopped' ? 'Nothing playing' : 'Untitled');
+    $('np-subtitle').textContent = [np.artist, np.albumTitle].filter(Boolean).join(' — ');
+    $('np-state').textContent = np.state;
+    if (np.identifier && np.title) titles.set(np.identifier, np.title);
+    const playing = np.state === 'playing';
+    const toggle = $('btn-playpause');
+    toggle.dataset.command = playing ? 'pause' : 'play';
+    toggle.textContent = playing ? 'Pause' : 'Play';
+    if (np.repeatMode) $('repeat').value = np.repeatMode;
+    if (np.shuffleMode) $('shuffle').value = np.shuffleMode;
+    const artworkTopic = np.artwork && np.artwork.topic ? np.artwork.topic : null;
+    if (artworkTopic !== view.artworkTopic) {
+      if (view.artworkTopic && client.connected) client.unsubscribe(view.artworkTopic);
+      view.artworkTopic = artworkTopic;
+      if (!artworkTopic) showArtwork(new Uint8Array(0));
+      else if (client.connected) client.subscribe(artworkTopic, { qos: 1 });
+    }
+    renderCommands();
+    renderQueue();
+    // The bar moves on its own between messages: the node publishes on changes, never on a clock tick.
+    cancelAnimationFrame(view.frame);
+    tick();
+  }
+
+  function tick() {
+    if (!view) return;
+    const np = view.nowPlaying || {};
+    const now = position(np);
+    const duration = np.playbackDuration;
+    $('np-bar').style.width = duration ? (100 * now / duration).toFixed(2) + '%' : (np.isLiveStream ? '100%' : '0');
+    $('np-elapsed').textContent = np.state && np.state !== 'stopped' ? formatTime(now) : '';
+    $('np-duration').textContent = np.isLiveStream ? 'live' : formatTime(duration);
+    if (np.state === 'playing' && np.playbackRate) view.frame = requestAnimationFrame(tick);
+  }
+
+  function showArtwork(payload) {
+    const image = $('np-artwork');
+    if (view.artworkURL) URL.revokeObjectURL(view.artworkURL);
+    view.artworkURL = null;
+    if (!payload.length) { image.removeAttribute('src'); return; }
+    const type = (view.nowPlaying && view.nowPlaying.artwork && view.nowPlaying.artwork.mimeType) || 'image/jpeg';
+    view.artworkURL = URL.createObjectURL(new Blob([payload], { type }));
+    image.src = view.artworkURL;
+  }
+
+  function renderCommands() {
+    // A command the node does not list (yet) stays usable: its refusal is shown when it answers.
+    for (const button of document.querySelectorAll('#node-view .controls button[data-command]')) {
+      const entry = view.commands[button.dataset.command];
+      button.disabled = entry ? entry.enabled === false : false;
+    }
+    const skip = (name, sign) => {
+      const entry = view.commands[name];
+      const interval = entry && entry.preferredIntervals && entry.preferredIntervals[0];
+      const button = document.querySelector(`button[data-command="${name}"]`);
+      if (interval) button.textContent = sign + interval + ' s';
+    };
+    skip('skipBackward', '-');
+    skip('skipForward', '+');
+    const repeat = view.commands.changeRepeatMode, shuffle = view.commands.changeShuffleMode;
+    if (repeat && repeat.currentRepeatType) $('repeat').value = repeat.currentRepeatType;
+    if (shuffle && shuffle.currentShuffleType) $('shuffle').value = shuffle.currentShuffleType;
+    $('repeat').disabled = repeat ? repeat.enabled === false : false;
+    $('shuffle').disabled = shuffle ? shuffle.enabled === false : false;
+    const volume = view.commands.changeVolume;
+    if (volume && typeof volume.volume === 'number' && !view.volume) renderVolume(volume.volume);
+  }
+
+  function renderVolume(fallback) {
+    const volume = view.volume && typeof view.volume.volume === 'number' ? view.volume.volume : fallback;
+    const slider = $('volume');
+    if (typeof volume === 'number' && document.activeElement !== slider) slider.value = volume;
+    $('volume-value').textContent = typeof volume === 'number' ? Math.round(volume * 100) + '%' : '';
+    const muted = !!(view.volume && view.volume.isMuted);
+    $('btn-mute').textContent = muted ? 'Unmute' : 'Mute';
+  }
+
+  // MARK: - Content tree
+
+  function treeTopic(path) {
+    return view.prefix + '/content/tree' + path.map((i) => '/' + i).join('');
+  }
+
+  function limits() {
+    const c = view.context || {};
+    return c.contentLimitsEnforced ? { count: c.enforcedContentItemsCount, depth: c.enforcedContentTreeDepth } : null;
+  }
+
+  function renderLimits() {
+    const l = limits();
+    const banner = $('limits');
+    banner.classList.toggle('hidden', !l);
+    if (l) banner.textContent = `Driving: at most ${l.count} items per list and ${l.depth} levels.`;
+    if (view.tree) renderTree();
+  }
+
+  /// Shows the tree node at `path`; `names` are the titles of the containers on the way, for the crumbs.
+  function openPath(path, names) {
+    if (!view) return;
+    if (view.tree && client.connected) client.unsubscribe(treeTopic(view.tree.path));
+    view.tree = { path, names: names || [], node: null, children: [] };
+    renderCrumbs();
+    $('tree').replaceChildren();
+    if (client.connected) client.subscribe(treeTopic(path), { qos: 1 });
+    browse(path, 0);
+  }
+
+  function browse(path, offset) {
+    send('browse', { indexPath: path, offset, quiet: true }).then((reply) => {
+      if (reply && reply.status === 'success' && reply.data && view && view.tree && sameP(view.tree.path, path)) {
+        showTreeNode(reply.data);
+      }
+    });
+  }
+
+  function sameP(a, b) { return a.length === b.length && a.every((v, i) => v === b[i]); }
+
+  function showTreeNode(node) {
+    const tree = view.tree;
+    if (!Array.isArray(node.indexPath) || !sameP(node.indexPath, tree.path)) return;
+    const offset = node.offset || 0;
+    if (offset > tree.children.length) return; // A page past the one shown: wait for the pages before it.
+    // The browse reply and the retained topic usually say the same: redraw only for news.
+    const known = tree.children.slice(offset, offset + node.children.length);
+    if (tree.node && node.childCount === tree.node.childCount && JSON.stringify(known) === JSON.stringify(node.children)) return;
+    tree.node = node;
+    tree.children.splice(offset, node.children.length, ...node.children);
+    if (node.item) tree.title = node.item.title;
+    renderTree();
+  }
+
+  function renderCrumbs() {
+    const crumbs = $('crumbs');
+    crumbs.replaceChildren();
+    const path = view.tree.path, names = view.tree.names;
+    const root = document.createElement('a');
+    root.textContent = 'Top';
+    root.addEventListener('click', () => openPath([]));
+    crumbs.appendChild(root);
+    for (let depth = 1; depth <= path.length; depth++) {
+      crumbs.appendChild(document.createTextNode(' › '));
+      const crumb = document.createElement('a');
+      crumb.textContent = names[depth - 1] || String(path[depth - 1]);
+      crumb.addEventListener('click', () => openPath(path.slice(0, depth), names.slice(0, depth)));
+      crumbs.appendChild(crumb);
+    }
+  }
+
+  function renderTree() {
+    const tree = view.tree;
+    const l = limits();
+    let children = tree.children;
+    if (l && l.count) children = children.slice(0, l.count);
+    const list = $('tree');
+    list.replaceChildren(...children.map((item, i) => {
+      const path = tree.path.concat([i]);
+      const tooDeep = l && l.depth && path.length >= l.depth;
+      return itemRow(item, {
+        open: item.isContainer && !tooDeep ? () => openPath(path, tree.names.concat([item.title])) : null,
+        play: item.isPlayable ? () => send('playItem', { indexPath: path }) : null,
+        note: item.isContainer && tooDeep ? 'beyond the driving limit' : null,
+      });
+    }));
+    const total = tree.node ? tree.node.childCount : 0;
+    const more = $('tree-more');
+    more.classList.toggle('hidden', !(tree.children.length < total && !(l && l.count && tree.children.length >= l.count)));
+    more.onclick = () => browse(tree.path, tree.children.length);
+  }
+
+  function itemRow(item, actions) {
+    if (item.identifier && item.title) titles.set(item.identifier, item.title);
+    const row = document.createElement('li');
+    row.dataset.identifier = item.identifier || '';
+    const title = document.createElement('span');
+    title.className = 'title';
+    title.textContent = item.title || item.identifier;
+    if (item.subtitle) {
+      const sub = document.createElement('span');
+      sub.className = 'muted';
+      sub.textContent = ' — ' + item.subtitle;
+      title.appendChild(sub);
+    }
+    const kind = document.createElement('span');
+    kind.className = 'kind';
+    kind.textContent = actions.note || (item.isContainer ? 'open ›' : item.isPlayable ? '▶ play' : '');
+    row.append(title, kind);
+    const action = actions.open || actions.play;
+    if (action) {
+      row.classList.add('clickable');
+      row.dataset.action = actions.open ? 'open' : 'play';
+      row.addEventListener('click', action);
+    }
+    if (actions.queue) {
+      const add = document.createElement('button');
+      add.textContent = '+ queue';
+      add.title = 'Add to the end of the queue';
+      add.addEventListener('click', (event) => { event.stopPropagation(); actions.queue(); });
+      row.appendChild(add);
+    }
+    return row;
+  }
+
+  // MARK: - Search and queue
+
+  function search(query) {
+    query = query.trim();
+    send('search', { query, limit: 20 }).then((reply) => {
+      const list = $('search-results');
+      if (!reply || reply.status !== 'success') { list.replaceChildren(); $('search-total').textContent = ''; return; }
+      const items = (reply.data && reply.data.items) || [];
+      $('search-total').textContent = `${items.length} of ${reply.data ? reply.data.total : 0}`;
+      list.replaceChildren(...items.map((item) => itemRow(item, {
+        play: item.isPlayable ? () => send('playItem', { identifier: item.identifier }) : null,
+        queue: item.isPlayable || item.isContainer ? () => send('addToQueue', { identifiers: [item.identifier] }) : null,
+      })));
+    });
+  }
+
+  function renderQueue() {
+    const list = $('queue');
+    const queue = view.queue;
+    if (!queue || !Array.isArray(queue.identifiers)) { list.replaceChildren(); $('queue-count').textContent = ''; return; }
+    const ids = queue.identifiers;
+    $('queue-count').textContent = ids.length ? `${(queue.index ?? 0) + 1} of ${ids.length}` : 'empty';
+    // A long queue shows a window around the current entry.
+    const first = Math.max(0, (queue.index || 0) - 10), last = Math.min(ids.length, first + 100);
+    const unknown = [];
+    const rows = [];
+    for (let i = first; i < last; i++) {
+      const id = ids[i];
+      const row = document.createElement('li');
+      row.dataset.index = i;
+      if (i === queue.index) row.classList.add('current');
+      const title = document.createElement('span');
+      title.className = 'title';
+      title.textContent = (i + 1) + '. ' + (titles.get(id) || id);
+      if (!titles.has(id)) unknown.push(id);
+      const remove = document.createElement('button');
+      remove.textContent = '✕';
+      remove.title = 'Remove from the queue';
+      remove.addEventListener('click', () => send('removeFromQueue', { index: i }));
+      row.append(title, remove);
+      rows.push(row);
+    }
+    list.replaceChildren(...rows);
+    lookUpTitles(unknown.slice(0, 20));
+  }
+
+  const askedTitles = new Set();
+  function lookUpTitles(ids) {
+    for (const id of ids) {
+      if (askedTitles.has(id)) continue;
+      askedTitles.add(id);
+      send('contentItem', { identifier: id, quiet: true }).then((reply) => {
+        if (reply && reply.status === 'success' && reply.data && reply.data.title) {
+          titles.set(id, reply.data.title);
+          if (view) renderQueue();
+        }
+      });
+    }
+  }
+
+  // MARK: - Wiring
+
+  for (const button of document.querySelectorAll('#node-view .controls button[data-command]')) {
+    if (button.id === 'btn-mute') continue;
+    button.addEventListener('click', () => send(button.dataset.command, {}));
+  }
+  $('btn-mute').addEventListener('click', () => send('mute', { isMuted: !(view.volume && view.volume.isMuted) }));
+  $('volume').addEventListener('change', (event) => send('changeVolume', { volume: Number(event.target.value) }));
+  $('volume').addEventListener('input', (event) => {
+    $('volume-value').textContent = Math.round(Number(event.target.value) * 100) + '%';
+  });
+  $('repeat').addEventListener('change', (event) => send('changeRepeatMode', { repeatType: event.target.value }));
+  $('shuffle').addEventListener('change', (event) => send('changeShuffleMode', { shuffleType: event.target.value }));
+  $('np-progress').addEventListener('click', (event) => {
+    const np = view && view.nowPlaying;
+    if (!np || !np.playbackDuration) return;
+    const box = event.currentTarget.getBoundingClientRect();
+    const seconds = np.playbackDuration * (event.clientX - box.left) / box.width;
+    send('changePlaybackPosition', { positionTime: Math.max(0, Math.round(seconds * 10) / 10) });
+  });
+  $('search-form').addEventListener('submit', (event) => { event.preventDefault(); search($('search-query').value); });
+  $('pattern').value = fleet.pattern;
+  $('pattern-form').addEventListener('submit', (event) => { event.preventDefault(); setPattern($('pattern').value); });
+
+  function followHash() {
+    const match = location.hash.match(/^#node=(.+)$/);
+    if (match) openNode(decodeURIComponent(match[1]));
+    else closeNode();
+  }
+  window.addEventListener('hashchange', followHash);
+  followHash();
+})();
