@@ -61,6 +61,14 @@ let package = Package(
             providers: [.apt(["libgdk-pixbuf-2.0-dev"])]
         ),
 
+        /// libcurl, for catalog and artwork downloads (FoundationNetworking loaded it before; now it is used
+        /// directly, for its back-pressure and size cap).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+
         // MARK: - Transport
         .target(
             name: "MQTTTransport",
@@ -77,10 +85,13 @@ let package = Package(
         .target(name: "ContentTree", dependencies: ["MediaJSON"], swiftSettings: swiftSettings),
 
         // MARK: - Edges: storage and audio
+        /// HTTP GETs on libcurl with back-pressure, a byte cap, stall and total timeouts, file downloads with
+        /// resume, progress and cancellation.
+        .target(name: "HTTPTransfer", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(
             name: "CatalogStore",
             dependencies: [
-                "ContentTree", "CTagLibReader", "CGLib", "Artwork",
+                "ContentTree", "CTagLibReader", "CGLib", "Artwork", "HTTPTransfer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -122,7 +133,7 @@ let package = Package(
             name: "medianode-bench",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
-                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", .product(name: "GRDB", package: "GRDB.swift"),
+                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -164,7 +175,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "MediaNodeTesting", "catalog-import-child"],
+            dependencies: ["CatalogStore", "HTTPTransfer", "MediaNodeTesting", "catalog-import-child"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

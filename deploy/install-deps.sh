@@ -20,6 +20,8 @@ packages=(
   libgdk-pixbuf-2.0-dev
   # GLib's checksums (artwork keys); GStreamer's headers pull it in too
   libglib2.0-dev
+  # Catalog and artwork downloads: libcurl's headers, for its write callback's back-pressure and size cap
+  libcurl4-openssl-dev curl
   # The fault-injecting HTTP server of the catalog tests
   python3
   # Fault tests: throwaway TLS certificates for the broker example, immutable files (chattr)

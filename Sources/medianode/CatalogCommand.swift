@@ -20,8 +20,10 @@ struct CatalogOptions: ParsableArguments {
     @Flag(help: "Log what the store does (to standard error).")
     var verbose = false
 
-    /// Opens the catalog, quieting the store's informational logs unless --verbose.
-    func open() throws -> CatalogDatabase {
+    /// Opens the catalog, quieting the store's informational logs unless --verbose. `forWriting` checks first,
+    /// as the node does at start, that the file and its folder can be written: otherwise a scan or an import
+    /// runs to its end and fails at its first write with SQLite's words instead of one line naming the file.
+    func open(forWriting: Bool = false) throws -> CatalogDatabase {
         let level: Logger.Level = verbose ? .debug : .warning
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -29,9 +31,23 @@ struct CatalogOptions: ParsableArguments {
             return handler
         }
         let path = database ?? Run.defaultDatabasePath
-        try FileManager.default.createDirectory(
-            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
-        return try CatalogDatabase(path: path)
+        guard forWriting else {
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            return try CatalogDatabase(path: path)
+        }
+        do {
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw CatalogFileProblem(path: path, reason: "its folder cannot be created (\(error.localizedDescription))")
+        }
+        try CatalogDatabase.checkWritable(path: path)
+        do {
+            return try CatalogDatabase(path: path)
+        } catch {
+            throw CatalogFileProblem(path: path, reason: "\(error)")
+        }
     }
 }
 
@@ -72,7 +88,7 @@ struct CatalogScan: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let database = try options.open()
+        let database = try options.open(forWriting: true)
         let progress = ProgressBar()
         let provider = LocalFolderProvider(
             roots: directories.map { URL(fileURLWithPath: $0) }, fallbackReader: DiscovererTagReader()
@@ -108,7 +124,7 @@ struct CatalogImport: AsyncParsableCommand {
             }
             return kind
         }
-        let database = try options.open()
+        let database = try options.open(forWriting: true)
         let fetcher = StandardCatalogFetcher()
         let progress = ProgressBar()
         var failed = false

@@ -45,6 +45,37 @@ struct CatalogFileAccessTests {
         #expect(lines.first?.contains("--database") == true, "it says what to do; log: \(node.log)")
     }
 
+    @Test("catalog scan and import refuse it the same way, in one line, before scanning or fetching anything", .enabled(if: ScratchMount.isAvailable, "\(ScratchMount.unavailableReason)"), arguments: Damage.allCases)
+    func catalogCommandsRefuseClearly(_ damage: Damage) async throws {
+        let mount = try ScratchMount(bytes: 4 << 20)
+        defer { mount.unmount() }
+        let folder = mount.directory.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("catalog.sqlite").path
+        try CatalogDatabase(path: path).close()
+        let music = try AudioFixtures.makeTemporaryDirectory("unwritable-scan")
+        defer { try? FileManager.default.removeItem(at: music) }
+        let feed = music.appendingPathComponent("feed.json")
+        try #"{"version":1,"title":"Feed","children":[{"id":"a","title":"A","url":"https://cdn.example.net/a.mp3"}]}"#
+            .write(to: feed, atomically: true, encoding: .utf8)
+        switch damage {
+        case .readOnlyMount: try mount.remountReadOnly()
+        case .immutableFile: try ScratchMount.setImmutable(path, true)
+        case .immutableFolder: try ScratchMount.setImmutable(folder.path, true)
+        }
+        defer {
+            try? ScratchMount.setImmutable(path, false)
+            try? ScratchMount.setImmutable(folder.path, false)
+        }
+        for arguments in [["scan", music.path], ["import", feed.path]] {
+            let (status, output) = try ToolRun.capture(NodeProcess.binaryPath, ["catalog"] + arguments + ["--database", path])
+            let lines = output.split(separator: "\n")
+            #expect(status != 0, "\(arguments[0]) went on: \(output)")
+            #expect(lines.count == 1 && lines[0].contains("cannot use the catalog database \(path)")
+                    && lines[0].contains("--database"), "\(arguments[0]): \(output)")
+        }
+    }
+
     @Test("a file that is not a database is moved aside, said once with its name, and the node comes up")
     func notADatabaseRecovers() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("not-a-database")
