@@ -22,6 +22,8 @@ packages=(
   libglib2.0-dev
   # The fault-injecting HTTP server of the catalog tests
   python3
+  # asyncapi.yaml: the tests check the node's real messages against its JSON Schemas
+  python3-yaml python3-jsonschema
   # Fault tests: throwaway TLS certificates for the broker example, immutable files (chattr)
   openssl e2fsprogs
 )

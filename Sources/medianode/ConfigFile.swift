@@ -25,7 +25,7 @@ struct ConfigFile {
         let known: Set<String> = [
             "broker", "prefix", "node-id", "library", "catalog", "database", "audio-sink", "mqtt-version",
             "max-payload", "artwork-size", "ca-file", "cert-file", "key-file", "log-level", "catalog-refresh",
-            "library-rescan", "content-depth", "content-page-size", "progress-interval",
+            "library-rescan", "content-depth", "content-page-size", "progress-interval", "homeassistant",
         ]
         if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
             throw ValidationError("config file \(path): unknown key '\(unknown)'")
