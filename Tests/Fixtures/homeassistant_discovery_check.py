@@ -7,20 +7,38 @@ into each component, and each platform's discovery schema, which Home Assistant 
 before it creates it. A key a platform schema silently drops (so Home Assistant ignores it) counts as an
 error too. Prints one line per component and exits 1 if anything was refused.
 """
+import asyncio
 import importlib
 import json
 import sys
+import tempfile
 
 import voluptuous as vol
 
 from homeassistant.components.mqtt import discovery
-from homeassistant.components.mqtt.models import MQTTDiscoveryPayload
+from homeassistant.components.mqtt.discovery import MQTTDiscoveryPayload
+
 from homeassistant.components.mqtt.schemas import DEVICE_DISCOVERY_SCHEMA
 from homeassistant.const import __version__
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import frame
+
+# What the node publishes, to render each entity's templates with: what Home Assistant would show.
+SAMPLES = {
+    "nowplaying stopped": '{"state":"stopped"}',
+    "nowplaying playing": '{"state":"playing","title":"Style","artist":"Taylor Swift","albumTitle":"1989"}',
+    "queue": '{"identifiers":[],"index":null,"repeatMode":"all","shuffleMode":"items"}',
+    "volume": '{"volume":0.25,"isMuted":true}',
+}
+# What a person picks in each control with a command template, by component.
+COMMAND_VALUES = {"repeat": "all", "shuffle": "items", "volume": 0.5}
 
 
-def main():
+async def main():
     topic, path, prefix = sys.argv[1:4]
+    # Templates are compiled against a running Home Assistant, as in the integration.
+    hass = HomeAssistant(tempfile.mkdtemp())
+    frame.async_setup(hass)
     failures = []
     print("Home Assistant %s" % __version__)
     match = discovery.TOPIC_MATCHER.match(topic.replace(prefix + "/", "", 1))
@@ -62,6 +80,18 @@ def main():
             failures.append("%s has no availability" % component_id)
         if platform == "button":
             print("button %s command_topic=%s payload=%r" % (unique_id, validated["command_topic"], validated["payload_press"]))
+        template = validated.get("value_template")
+        if template is not None:
+            for sample, payload_text in SAMPLES.items():
+                if sample.split()[0] in validated.get("state_topic", ""):
+                    rendered = template.async_render_with_possible_json_value(payload_text, "")
+                    print("render %s %s -> %s" % (unique_id, sample, rendered))
+        command_template = validated.get("command_template")
+        if command_template is not None:
+            value = COMMAND_VALUES[component_id]
+            print("command %s %s -> %s" % (unique_id, value, command_template.async_render({"value": value})))
+        if platform == "switch":
+            print("command %s on -> %s off -> %s" % (unique_id, validated["payload_on"], validated["payload_off"]))
         if platform == "image":
             print("image %s image_topic=%s content_type=%s" % (unique_id, validated["image_topic"], validated["content_type"]))
     for failure in failures:
@@ -70,4 +100,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    asyncio.run(main())

@@ -43,7 +43,10 @@ final class HomeAssistantDiscoveryTests {
         _ = try await late.first { $0.topic == "\(Self.prefix)/status" && $0.payload == Array("online".utf8) }
         let topic = "homeassistant/device/\(Self.objectID)/config"
         let message = try await late.first { $0.topic == topic }
-        #expect(message.retain)
+        // Retained: a Home Assistant that subscribes later gets it.
+        let later = try await watcher(broker, topic)
+        #expect(try await later.first { $0.topic == topic }.retain)
+        await later.disconnect()
         let report = try HomeAssistantCheck.run(topic: topic, discovery: message.payload)
         #expect(report.status == 0, "Home Assistant refused the discovery:\n\(report.output)")
         // Home Assistant's own code says which entities it would create, and on which topics.
@@ -61,6 +64,20 @@ final class HomeAssistantDiscoveryTests {
                 "\(report.output)")
         #expect(report.output.contains("image \(Self.objectID)_artwork image_topic=\(Self.prefix)/nowplaying/artwork"),
                 "\(report.output)")
+        // Home Assistant's own template engine on what the node publishes: what each entity shows and sends.
+        let id = Self.objectID
+        let rendered = [
+            "render \(id)_state nowplaying playing -> playing", "render \(id)_title nowplaying playing -> Style",
+            "render \(id)_title nowplaying stopped -> None", "render \(id)_artist nowplaying playing -> Taylor Swift",
+            "render \(id)_album nowplaying playing -> 1989", "render \(id)_repeat queue -> all",
+            "render \(id)_shuffle queue -> items", "render \(id)_volume volume -> 0.25", "render \(id)_mute volume -> ON",
+            #"command \#(id)_repeat all -> {"repeatType": "all"}"#, #"command \#(id)_shuffle items -> {"shuffleType": "items"}"#,
+            #"command \#(id)_volume 0.5 -> {"volume": 0.5}"#,
+            #"command \#(id)_mute on -> {"isMuted": true} off -> {"isMuted": false}"#,
+        ]
+        for line in rendered {
+            #expect(report.output.contains(line + "\n"), "expected '\(line)':\n\(report.output)")
+        }
         // Nothing else under the discovery prefix.
         try await Task.sleep(for: .milliseconds(300))
         #expect(await Set(late.received.filter { $0.topic.hasPrefix("homeassistant/") }.map(\.topic)) == [topic])
