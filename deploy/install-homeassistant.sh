@@ -6,7 +6,7 @@
 set -euo pipefail
 version=2025.4.4
 venv="${MEDIANODE_HOMEASSISTANT_VENV:-/opt/medianode-homeassistant}"
-if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import homeassistant.const as c, sys; sys.exit(c.__version__ != '$version')" 2>/dev/null; then
+if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import hass_frontend, paho.mqtt, homeassistant.const as c, sys; sys.exit(c.__version__ != '$version')" 2>/dev/null; then
   echo "Home Assistant $version is installed in $venv"
   exit 0
 fi
@@ -29,6 +29,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 "$venv/bin/python" -m pip download -q --no-deps "homeassistant==$version" -d "$work"
 "$venv/bin/python" -c "import glob, sys, zipfile; sys.stdout.write(zipfile.ZipFile(glob.glob('$work/*.whl')[0]).read('homeassistant/package_constraints.txt').decode())" > "$work/constraints.txt"
-# The MQTT integration's one requirement (its manifest), which Home Assistant would install at run time.
-"$venv/bin/python" -m pip install -q -c "$work/constraints.txt" "homeassistant==$version" "paho-mqtt==2.1.0"
+# The MQTT integration's one requirement (its manifest), which Home Assistant would install at run time, and the
+# frontend, without which Home Assistant starts in recovery mode and sets up no MQTT entities.
+"$venv/bin/python" -m pip install -q -c "$work/constraints.txt" "homeassistant==$version" "paho-mqtt==2.1.0" home-assistant-frontend
 echo "Home Assistant $version installed in $venv"

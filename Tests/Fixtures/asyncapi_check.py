@@ -1,6 +1,13 @@
 """Validates MQTT messages against asyncapi.yaml, the contract as an AsyncAPI 3 document.
 
 Usage: asyncapi_check.py ASYNCAPI_YAML MESSAGES_JSONL --prefix P [--discovery-prefix D]
+       asyncapi_check.py ASYNCAPI_YAML --document
+
+With --document it checks the document itself instead, for what no maintained AsyncAPI 3 validator installs
+here to check (the official parser is JavaScript, from npm): the AsyncAPI 3.0 structure it uses, every $ref
+resolving, every address parameter declared and every declared one used, every operation's messages and
+reply belonging to its channels, and every schema a valid JSON Schema (draft 07, which AsyncAPI's schema
+format extends).
 
 Each line of MESSAGES_JSONL is {"topic": ..., "payload": <base64>, "retain": bool}. Every message is matched to
 the one channel whose address fits its topic and checked against that channel's payload schema. Prints a line
@@ -86,15 +93,77 @@ def check(document, validator_for, channel_name, payload, retained):
     return "; ".join(problems)
 
 
+def document_problems(document):
+    problems = []
+    if document.get("asyncapi") != "3.0.0":
+        problems.append("asyncapi is not 3.0.0")
+    for key in ("title", "version"):
+        if not isinstance(document.get("info", {}).get(key), str):
+            problems.append("info.%s is missing" % key)
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            reference = node.get("$ref")
+            if reference is not None:
+                target = document
+                for part in reference[2:].split("/") if reference.startswith("#/") else [None]:
+                    if not isinstance(target, dict) or part not in target:
+                        problems.append("%s: $ref %s does not resolve" % (path, reference))
+                        break
+                    target = target[part]
+            for key, value in node.items():
+                walk(value, path + "/" + key)
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, "%s/%d" % (path, index))
+
+    walk(document, "#")
+    for name, channel in document.get("channels", {}).items():
+        used = set(re.findall(r"\{([^}]+)\}", channel.get("address", "")))
+        declared = set(channel.get("parameters", {}))
+        if used != declared:
+            problems.append("channel %s: address parameters %s, declared %s" % (name, sorted(used), sorted(declared)))
+        if not channel.get("messages"):
+            problems.append("channel %s has no message" % name)
+    for name, operation in document.get("operations", {}).items():
+        if operation.get("action") not in ("send", "receive"):
+            problems.append("operation %s: action must be send or receive" % name)
+        channel = operation.get("channel", {}).get("$ref", "")
+        for message in operation.get("messages", []):
+            if not message.get("$ref", "").startswith(channel + "/messages/"):
+                problems.append("operation %s: message %s is not one of its channel's" % (name, message))
+        reply = operation.get("reply")
+        if reply:
+            for message in reply.get("messages", []):
+                if not message.get("$ref", "").startswith(reply["channel"]["$ref"] + "/messages/"):
+                    problems.append("operation %s: reply message %s is not its reply channel's" % (name, message))
+    schemas = list(document.get("components", {}).get("schemas", {}).items())
+    schemas += [(name, message.get("payload")) for name, message in document.get("components", {}).get("messages", {}).items()]
+    for name, schema in schemas:
+        try:
+            jsonschema.Draft7Validator.check_schema(schema)
+        except jsonschema.SchemaError as error:
+            problems.append("schema %s: %s" % (name, error.message))
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("asyncapi")
-    parser.add_argument("messages")
-    parser.add_argument("--prefix", required=True)
+    parser.add_argument("messages", nargs="?")
+    parser.add_argument("--document", action="store_true")
+    parser.add_argument("--prefix")
     parser.add_argument("--discovery-prefix", default="homeassistant")
     arguments = parser.parse_args()
     with open(arguments.asyncapi, encoding="utf-8") as file:
         document = yaml.safe_load(file)
+    if arguments.document:
+        problems = document_problems(document)
+        for problem in problems:
+            print("FAIL " + problem)
+        print("%d channels, %d operations, %d problems" % (len(document.get("channels", {})),
+                                                             len(document.get("operations", {})), len(problems)))
+        sys.exit(1 if problems else 0)
     # AsyncAPI's schema format is a superset of JSON Schema draft 07; $refs point into the whole document.
     resolver = jsonschema.RefResolver.from_schema(document)
 

@@ -60,8 +60,12 @@ final class HomeAssistantDiscoveryTests {
             #expect(report.output.contains("ok \(platform) \(Self.objectID)_\(component) "), "\(line) missing:\n\(report.output)")
         }
         #expect(report.output.contains("availability \(Self.prefix)/status online/offline"), "\(report.output)")
-        #expect(report.output.contains("button \(Self.objectID)_pause command_topic=\(Self.prefix)/cmd/pause payload=''"),
-                "\(report.output)")
+        // An empty press payload: without it Home Assistant sends PRESS, which is not JSON.
+        for (button, command) in [("play", "play"), ("pause", "pause"), ("next", "nextTrack"), ("previous", "previousTrack"),
+                                  ("stop", "stop")] {
+            #expect(report.output.contains("button \(Self.objectID)_\(button) command_topic=\(Self.prefix)/cmd/\(command) payload=''"),
+                    "\(report.output)")
+        }
         #expect(report.output.contains("image \(Self.objectID)_artwork image_topic=\(Self.prefix)/nowplaying/artwork"),
                 "\(report.output)")
         // Home Assistant's own template engine on what the node publishes: what each entity shows and sends.
