@@ -148,6 +148,26 @@ final class HomeAssistantDiscoveryTests {
         broker.stop()
     }
 
+    @Test("the config file's \"homeassistant\": true uses the default prefix, a string names another, false none")
+    func configFile() async throws {
+        let broker = try MosquittoBroker()
+        let client = try await watcher(broker, "#")
+        for (value, topic) in [("true", "homeassistant"), (#""ha-file""#, "ha-file"), ("false", nil)] {
+            let config = scratch.appendingPathComponent("config-\(topic ?? "none").json")
+            try #"{"homeassistant": \#(value)}"#.write(to: config, atomically: true, encoding: .utf8)
+            await client.clear()
+            let node = try NodeProcess(arguments: arguments(broker, database: "config.sqlite") + ["--config", config.path])
+            _ = try await client.first { $0.topic == "\(Self.prefix)/commands" }
+            try await Task.sleep(for: .milliseconds(300))
+            let discovery = await client.received.filter { $0.topic.hasSuffix("/device/\(Self.objectID)/config") && !$0.payload.isEmpty }
+            #expect(discovery.map(\.topic) == (topic.map { ["\($0)/device/\(Self.objectID)/config"] } ?? []), "\(value)")
+            node.signal(SIGTERM)
+            _ = await node.waitForExit()
+        }
+        await client.disconnect()
+        broker.stop()
+    }
+
     @Test("P/nowplaying/artwork holds the playing item's picture, the bytes of its artwork topic, and is empty before")
     func nowPlayingArtworkTopic() async throws {
         let library = scratch.appendingPathComponent("music")
