@@ -24,6 +24,8 @@ packages=(
   libcurl4-openssl-dev curl
   # The fault-injecting HTTP server of the catalog tests
   python3
+  # asyncapi.yaml: the tests check the node's real messages against its JSON Schemas
+  python3-yaml python3-jsonschema
   # Fault tests: throwaway TLS certificates for the broker example, immutable files (chattr)
   openssl e2fsprogs
   # The browser dashboard: MQTT.js (node-mqtt) and the browser ports of the Node.js modules it uses, bundled

@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${MEDIANODE_DEPS_INSTALLED:-}" ]; then
   if [ "$(id -u)" = 0 ]; then bash deploy/install-deps.sh; else sudo bash deploy/install-deps.sh; fi
+  # Home Assistant, whose own schemas check the node's discovery (a second run returns at once).
+  if [ "$(id -u)" = 0 ]; then bash deploy/install-homeassistant.sh; else sudo bash deploy/install-homeassistant.sh; fi
 fi
 swift build --build-tests
 # One test at a time (about 8 minutes on two cores): in parallel, the suites that start brokers and node

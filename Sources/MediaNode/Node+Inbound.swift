@@ -55,6 +55,7 @@ final class InboundLanes: Sendable {
 
     /// Puts a message on its lane, or answers it at once. Never blocks.
     func route(_ message: MQTTMessage, node: Node) {
+        if node.handleHomeAssistantBirth(message) { return }
         guard node.isContentMessage(message) else {
             playback.yield((deadlines.admit(message), message))
             return

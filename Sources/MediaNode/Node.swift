@@ -63,7 +63,7 @@ public final class Node: Sendable {
         self.retainedBook = retainedMemory.map { RetainedTopicBook(memory: $0, logger: logger) }
         self.retained = RetainedPublisher(
             transport: transport, logger: logger, book: retainedBook,
-            remembers: { $0 == tree || $0.hasPrefix(tree + "/") })
+            remembers: { $0 == tree || $0.hasPrefix(tree + "/") || HomeAssistantDiscovery.isConfigTopic($0) })
         self.feedback = FeedbackBook(catalog: catalog, logger: logger)
         self.nowPlaying = NowPlayingPublisher(
             resolver: ArtworkResolver(
@@ -121,6 +121,8 @@ public final class Node: Sendable {
         }
         defer { summary.cancel() }
         publishInitialState(volume: await restoreVolume())
+        let homeAssistant = startHomeAssistant()
+        defer { homeAssistant?.cancel() }
         let capabilityUpdates = Task { [commandCenter] in
             for await _ in commandCenter.changes { self.publishCapabilities() }
         }
@@ -180,6 +182,7 @@ public final class Node: Sendable {
         publishCapabilities()
         retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
         if playback != nil { publishVolume(volume, isMuted: false) }
+        retained.publish(topics.nowPlayingArtwork, [])
         retained.publish(
             topics.queue,
             JSONValue.object(["identifiers": [], "index": .null, "repeatMode": "off", "shuffleMode": "off"]).jsonBytes)

@@ -30,6 +30,8 @@ public struct NodeConfiguration: Sendable {
     /// How long a playback command may wait for its reply (its turn and its work on the engine); past
     /// it the command is answered `commandFailed`. Below the 5 s after which a client resends.
     public var replyDeadline: Duration
+    /// Home Assistant's discovery prefix (`--homeassistant`); nil publishes no discovery.
+    public var homeAssistantPrefix: String?
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), fallbackBrokers: [BrokerURL] = [],
@@ -38,7 +40,7 @@ public struct NodeConfiguration: Sendable {
         catalogs: [String] = [], databasePath: String, audioSink: String = "auto",
         maximumPayload: Int = CommandRequest.defaultMaximumPayload, capabilities: CommandCapabilities = .init(),
         keepAlive: Int = 30, artworkSize: Int = 600, artworkTimeout: Duration = .seconds(8),
-        content: ContentSettings = .init(), replyDeadline: Duration = .seconds(4)
+        content: ContentSettings = .init(), replyDeadline: Duration = .seconds(4), homeAssistantPrefix: String? = nil
     ) {
         self.broker = broker
         self.fallbackBrokers = fallbackBrokers
@@ -58,6 +60,7 @@ public struct NodeConfiguration: Sendable {
         self.artworkTimeout = artworkTimeout
         self.content = content
         self.replyDeadline = replyDeadline
+        self.homeAssistantPrefix = homeAssistantPrefix
     }
 
     public var topics: TopicLayout { TopicLayout(prefix: prefix) }

@@ -65,6 +65,10 @@ actor NowPlayingPublisher {
             snapshot: snapshot, artwork: identifier.flatMap { artwork[$0]?.0 },
             nowPlayingIdentifiers: identifier.flatMap { identifierPaths[$0] })
         if let document { retained.publish(topics.nowPlaying, document.jsonBytes) }
+        // The picture itself on a fixed topic, for readers that cannot follow `artwork.topic`; the bytes
+        // are those already published on that topic, so nothing is copied or compared twice.
+        let picture = identifier.flatMap { artwork[$0] }.flatMap { retained.current($0.0.topic) } ?? []
+        retained.publish(topics.nowPlayingArtwork, picture)
     }
 
     private func resolveArtwork(for item: QueueItem, tags: StreamTags) async {

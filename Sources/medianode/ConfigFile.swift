@@ -27,6 +27,7 @@ struct ConfigFile {
             "broker", "prefix", "node-id", "library", "catalog", "database", "audio-sink", "mqtt-version",
             "max-payload", "artwork-size", "ca-file", "cert-file", "key-file", "log-level", "catalog-refresh",
             "library-rescan", "content-depth", "content-page-size", "progress-interval", "failback-interval",
+            "homeassistant",
         ]
         if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
             throw ValidationError("config file \(path): unknown key '\(unknown)'")

@@ -52,6 +52,9 @@ struct Run: AsyncParsableCommand {
     var catalogRefresh: Int?
     @Option(name: .customLong("library-rescan"), help: "Seconds between rescans of the --library folders (default 300).")
     var libraryRescan: Int?
+    @Option(name: .customLong("homeassistant"),
+            help: "Publish Home Assistant MQTT discovery under this prefix (the flag alone: homeassistant).")
+    var homeAssistant: String?
     @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
     var config: String?
 
@@ -162,7 +165,40 @@ struct Run: AsyncParsableCommand {
             databasePath: database ?? file.string("database") ?? Self.defaultDatabasePath,
             audioSink: audioSink ?? file.string("audio-sink") ?? "auto",
             maximumPayload: maximumPayload,
-            artworkSize: artworkSize ?? file.int("artwork-size") ?? 600, content: content)
+            artworkSize: artworkSize ?? file.int("artwork-size") ?? 600, content: content,
+            homeAssistantPrefix: try homeAssistantPrefix(file: file))
+    }
+
+    /// `--homeassistant`, or the config file's `"homeassistant"`: a prefix, or `true` for the default one.
+    func homeAssistantPrefix(file: ConfigFile) throws -> String? {
+        let prefix: String?
+        if let homeAssistant {
+            prefix = homeAssistant
+        } else if let enabled = file.values["homeassistant"]?.boolValue {
+            prefix = enabled ? HomeAssistantDiscovery.defaultPrefix : nil
+        } else {
+            prefix = file.string("homeassistant")
+        }
+        guard let prefix else { return nil }
+        guard !prefix.isEmpty, !prefix.contains(where: { "+#".contains($0) }) else {
+            throw ValidationError("--homeassistant: '\(prefix)' is not a topic prefix")
+        }
+        return prefix
+    }
+
+    /// Lets `--homeassistant` stand alone: the parser's options all take a value, so a bare flag (last,
+    /// or followed by another flag) gets the default prefix here.
+    static func expandingHomeAssistantFlag(_ arguments: [String]) -> [String] {
+        var expanded: [String] = []
+        for (index, argument) in arguments.enumerated() {
+            let next = index + 1 < arguments.count ? arguments[index + 1] : nil
+            if argument == "--homeassistant", next == nil || next!.hasPrefix("-") {
+                expanded.append("--homeassistant=\(HomeAssistantDiscovery.defaultPrefix)")
+            } else {
+                expanded.append(argument)
+            }
+        }
+        return expanded
     }
 
     static func startEngine(sink: String) throws(ValidationError) -> GStreamerEngine {
