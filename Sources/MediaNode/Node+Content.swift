@@ -21,7 +21,6 @@ extension Node {
                 self.initialStatePublished.open()
                 await self.clearLeftoverTree()
             },
-            Task { await self.retainedBook?.run() },
             Task { for await diff in changes { content.mark(diff) } },
             Task { await self.flushContent(content) },
             Task { await self.saveProgressPeriodically() },

@@ -42,15 +42,9 @@ extension Node {
         // Cheap for the commands that pass here too: most topics fail the suffix test.
         guard configuration.homeAssistantPrefix != nil, message.topic.hasSuffix("/status"),
               let discovery = homeAssistant, discovery.birthTopics.contains(message.topic) else { return false }
-        guard message.payload == Array("online".utf8),
-              let payload = retained.current(discovery.configTopic) else { return true }
+        guard message.payload == Array("online".utf8) else { return true }
         logger.debug("Home Assistant came online on \(message.topic): republishing discovery")
-        do {
-            try transport.publish(topic: discovery.configTopic, payload: payload, qos: 1, retain: true,
-                                  properties: MQTTProperties(contentType: "application/json"))
-        } catch {
-            logger.warning("could not republish Home Assistant discovery: \(error)")
-        }
+        retained.republish(discovery.configTopic)
         return true
     }
 }

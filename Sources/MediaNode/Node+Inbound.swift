@@ -127,6 +127,9 @@ extension Node {
 
     /// Sends the one reply a request gets: on `P/result`, and on its response topic when it named one.
     func send(_ reply: CommandReply, to request: MQTTProperties) {
+        // What the command changed in the retained state goes out first: a client that reads a topic on
+        // the reply sees the new state.
+        retained.flush()
         let payload = reply.jsonBytes
         if reply.result.status != .success {
             logger.info("\(reply.command) -> \(reply.result.status.rawValue): \(reply.result.message ?? "")")

@@ -97,9 +97,13 @@ public final class Node: Sendable {
         // The transport may be connected already (the daemon connects while it starts), so a command can
         // arrive as soon as its subscription is made: the lanes take messages from before that.
         let lanes = InboundLanes(node: self)
+        // The one path retained state takes to the broker (see RetainedPublisher).
+        let flusher = Task { await retained.run() }
         defer {
             lanes.finish()
             transport.route { _ in false }
+            retained.finish()
+            flusher.cancel()
         }
         transport.route { [weak self] message in
             guard let self else { return false }
@@ -151,6 +155,7 @@ public final class Node: Sendable {
 
     /// Says `offline` (retained) and waits briefly for the broker to take it, then disconnects.
     public func shutdown() async {
+        retained.flush()
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -188,8 +193,9 @@ public final class Node: Sendable {
             JSONValue.object(["identifiers": [], "index": .null, "repeatMode": "off", "shuffleMode": "off"]).jsonBytes)
     }
 
+    /// Marks `P/commands` dirty; the document is made once per flush, however many changes came before it.
     func publishCapabilities() {
-        retained.publish(topics.commands, commandCenter.capabilitiesDocument.jsonBytes)
+        retained.publish(topics.commands, rendering: { [commandCenter] in commandCenter.capabilitiesDocument.jsonBytes })
     }
 
     /// ISO 8601 in UTC to the second (2026-11-25T15:20:16Z), by hand: ISO8601DateFormatter and even

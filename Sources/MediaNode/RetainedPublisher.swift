@@ -2,9 +2,13 @@ import Logging
 import MQTTTransport
 import Synchronization
 
-/// Publishes the node's retained state: each topic only when its payload changed, all of it again
-/// after every reconnect (the broker may have restarted without persistence). While disconnected it
-/// only records, so nothing is queued twice.
+/// The node's retained state and the one path by which it reaches the broker.
+///
+/// A change only records the new payload and marks its topic dirty (MPD's idle mask); `flush` sends each
+/// dirty topic once, with the payload it has by then, so a burst of changes to one topic is one message.
+/// The flush runs in `run()` whenever something became dirty, and before every reply, so a command's
+/// effect on retained state is on the broker before its answer. After a reconnect everything is sent
+/// again (the broker may have restarted without persistence); while disconnected changes only record.
 final class RetainedPublisher: Sendable {
     private let transport: any MessageTransport
     private let logger: Logger
@@ -12,9 +16,16 @@ final class RetainedPublisher: Sendable {
     /// Remembers the topics `remembers` selects across restarts, when the node has a memory for them.
     private let book: RetainedTopicBook?
     private let remembers: @Sendable (String) -> Bool
+    private let wake: AsyncStream<Void>
+    private let wakeContinuation: AsyncStream<Void>.Continuation
 
     private struct State {
         var published: [String: [UInt8]] = [:]
+        /// Topics changed since the last flush, in the order they were first marked; a clear is an empty payload.
+        var dirty: [String] = []
+        var isDirty: Set<String> = []
+        /// Documents rendered at flush time (the capability document: rendered once per burst, not per change).
+        var renderers: [String: @Sendable () -> [UInt8]] = [:]
         var isConnected = false
         /// Leftovers of an earlier run to clear once connected.
         var pendingClears: Set<String> = []
@@ -26,33 +37,54 @@ final class RetainedPublisher: Sendable {
         self.logger = logger
         self.book = book
         self.remembers = remembers
+        (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Publishes `payload` retained with QoS 1 unless the topic already holds exactly these bytes.
-    /// Returns whether a message went out.
-    @discardableResult
-    func publish(_ topic: String, _ payload: [UInt8]) -> Bool {
-        // Sent under the lock, as everything here: otherwise a publish that saw the connection could
-        // overtake `connected`'s status and capabilities (S19), or an older payload of the same topic.
-        let (changed, isNew) = state.withLock { state in
-            guard state.published[topic] != payload else { return (false, false) }
+    // MARK: - Marking
+
+    /// Records `payload` for `topic` and marks it dirty unless the topic already holds exactly these bytes.
+    func publish(_ topic: String, _ payload: [UInt8]) {
+        let isNew = state.withLock { state in
+            guard state.published[topic] != payload else { return false }
             let isNew = state.published.updateValue(payload, forKey: topic) == nil
             state.pendingClears.remove(topic)
-            if state.isConnected { send(topic, payload) }
-            return (true, isNew)
+            Self.mark(topic, in: &state)
+            return isNew
         }
         if isNew && remembers(topic) { book?.published(topic) }
-        return changed
+        wakeContinuation.yield()
+    }
+
+    /// Marks `topic` dirty with a document `render` makes at flush time.
+    func publish(_ topic: String, rendering render: @escaping @Sendable () -> [UInt8]) {
+        state.withLock { state in
+            state.renderers[topic] = render
+            Self.mark(topic, in: &state)
+        }
+        wakeContinuation.yield()
+    }
+
+    /// Sends `topic`'s current payload again at the next flush, even though it did not change (a
+    /// subscriber that lost it asked: Home Assistant's birth message).
+    func republish(_ topic: String) {
+        let known = state.withLock { state in
+            guard state.published[topic] != nil else { return false }
+            Self.mark(topic, in: &state)
+            return true
+        }
+        if known { wakeContinuation.yield() }
     }
 
     /// Clears a retained topic that no longer applies (an empty retained message).
     func clear(_ topic: String) {
         let existed = state.withLock { state in
-            let existed = state.published.removeValue(forKey: topic) != nil
-            if existed && state.isConnected { send(topic, []) }
-            return existed
+            guard state.published.removeValue(forKey: topic) != nil else { return false }
+            Self.mark(topic, in: &state)
+            return true
         }
-        if existed && remembers(topic) { book?.cleared(topic) }
+        guard existed else { return }
+        if remembers(topic) { book?.cleared(topic) }
+        wakeContinuation.yield()
     }
 
     /// Clears topics an earlier run left retained, except those published again since; while
@@ -61,17 +93,58 @@ final class RetainedPublisher: Sendable {
     func clearLeftovers(_ topics: Set<String>) -> Set<String> {
         let cleared = state.withLock { state in
             let leftovers = topics.filter { state.published[$0] == nil }
-            // Sent under the lock: a publish of the same topic cannot slip in between check and clear.
-            if state.isConnected {
-                for topic in leftovers { send(topic, []) }
-            } else {
-                state.pendingClears.formUnion(leftovers)
-            }
+            state.pendingClears.formUnion(leftovers)
+            for topic in leftovers.sorted() { Self.mark(topic, in: &state) }
             return leftovers
         }
         for topic in cleared where remembers(topic) { book?.cleared(topic) }
+        if !cleared.isEmpty { wakeContinuation.yield() }
         return cleared
     }
+
+    private static func mark(_ topic: String, in state: inout State) {
+        if state.isDirty.insert(topic).inserted { state.dirty.append(topic) }
+    }
+
+    // MARK: - Flushing
+
+    /// Sends every dirty topic once, in the order they were first marked. Safe from any thread; sent under
+    /// the lock, so two flushes never interleave and an older payload never overtakes a newer one.
+    func flush() {
+        state.withLock { state in
+            guard state.isConnected, !state.dirty.isEmpty else { return }
+            let dirty = state.dirty
+            state.dirty = []
+            state.isDirty = []
+            for topic in dirty { sendCurrent(topic, in: &state) }
+        }
+    }
+
+    /// Flushes whenever something became dirty, until `finish` or cancellation. The book records what was
+    /// published beside it, so a slow disk never holds up what subscribers see.
+    func run() async {
+        guard let book else {
+            for await _ in wake {
+                flush()
+                if Task.isCancelled { break }
+            }
+            return
+        }
+        let (flushed, recorder) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        async let recording: Void = {
+            for await _ in flushed { await book.flush() }
+            await book.flush()
+        }()
+        for await _ in wake {
+            flush()
+            recorder.yield()
+            if Task.isCancelled { break }
+        }
+        recorder.finish()
+        await recording
+    }
+
+    func finish() { wakeContinuation.finish() }
 
     /// Marks the transport down: changes are recorded and sent on the next `connected`.
     func disconnected() {
@@ -83,6 +156,9 @@ final class RetainedPublisher: Sendable {
     func connected(first: [String]) {
         state.withLock { state in
             state.isConnected = true
+            state.dirty = []
+            state.isDirty = []
+            for (topic, render) in state.renderers { state.published[topic] = render() }
             for topic in first { if let payload = state.published[topic] { send(topic, payload) } }
             for (topic, payload) in state.published.sorted(by: { $0.key < $1.key }) where !first.contains(topic) {
                 send(topic, payload)
@@ -93,6 +169,21 @@ final class RetainedPublisher: Sendable {
     }
 
     func current(_ topic: String) -> [UInt8]? { state.withLock { $0.published[topic] } }
+
+    /// Sends what `topic` holds now: its rendered document, its payload, or a clear.
+    private func sendCurrent(_ topic: String, in state: inout State) {
+        if let render = state.renderers[topic] {
+            let payload = render()
+            guard state.published[topic] != payload else { return }
+            state.published[topic] = payload
+            send(topic, payload)
+        } else if let payload = state.published[topic] {
+            send(topic, payload)
+        } else {
+            state.pendingClears.remove(topic)
+            send(topic, [])
+        }
+    }
 
     private func send(_ topic: String, _ payload: [UInt8]) {
         do {

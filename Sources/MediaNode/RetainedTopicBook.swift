@@ -12,22 +12,19 @@ public protocol RetainedTopicMemory: Sendable {
 
 extension CatalogDatabase: RetainedTopicMemory {}
 
-/// Keeps the memory of published retained topics in step with the broker, a burst of changes at a time,
+/// Keeps the memory of published retained topics in step with the broker, one write per retained flush,
 /// so a restarted node knows which deeper tree nodes an earlier run left retained and clears them: the
 /// broker keeps a retained message until someone clears it, and a browsed node is not republished at
 /// start.
 ///
-/// Threading: `published` and `cleared` may be called from any thread; `run()` writes in the background.
+/// Threading: `published` and `cleared` may be called from any thread; `flush()` writes what they noted,
+/// and is called by the retained publisher after each of its flushes.
 final class RetainedTopicBook: Sendable {
     private let memory: any RetainedTopicMemory
     private let logger: Logger
     /// What the earlier run left: read before this run writes anything.
     private let previous: Task<Set<String>, Never>
     private let pending = Mutex<[String: Bool]>([:])
-    private let wake: AsyncStream<Void>
-    private let wakeContinuation: AsyncStream<Void>.Continuation
-    /// How long changes are gathered before one write.
-    static let coalescingWindow = Duration.milliseconds(100)
 
     init(memory: any RetainedTopicMemory, logger: Logger) {
         self.memory = memory
@@ -40,7 +37,6 @@ final class RetainedTopicBook: Sendable {
                 return []
             }
         }
-        (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// The retained topics an earlier run published and never cleared.
@@ -52,24 +48,11 @@ final class RetainedTopicBook: Sendable {
 
     private func note(_ topic: String, isRetained: Bool) {
         pending.withLock { $0[topic] = isRetained }
-        wakeContinuation.yield()
     }
 
-    /// Writes what changed, one burst at a time, until cancelled; then writes the rest.
-    func run() async {
+    /// Writes what is pending now in one transaction; nothing before the earlier run's topics are read.
+    func flush() async {
         _ = await previous.value
-        for await _ in wake {
-            try? await Task.sleep(for: Self.coalescingWindow)
-            await write()
-            if Task.isCancelled { break }
-        }
-        await write()
-    }
-
-    /// Writes what is pending now, e.g. before shutting down.
-    func flush() async { await write() }
-
-    private func write() async {
         let changes = pending.withLock { pending in
             defer { pending = [:] }
             return pending
