@@ -3,7 +3,7 @@ import MediaJSON
 import Playback
 import RemoteCommands
 
-// MARK: - browse, contentItem, playItem, prepareQueue
+// MARK: - browse, contentItem, search, playItem, prepareQueue
 
 extension Node {
     /// Registers the content commands; playItem and prepareQueue only when there is audio to play.
@@ -44,6 +44,17 @@ extension Node {
                 }
                 if let key = item.artworkKey { treeArtwork.publish([key]) }
                 return .success(data: item.json(artworkTopic: artworkTopic))
+            } catch {
+                return .failed("could not read the catalog: \(error)")
+            }
+        }
+        commandCenter.addHandler(for: .search) { [treeArtwork] event in
+            guard case let .search(query, limit) = event.arguments else { return .failed("bad arguments") }
+            do {
+                let results = try await manager.search(query, limit: limit)
+                treeArtwork.publish(results.items.compactMap(\.artworkKey))
+                let items = results.items.map { $0.json(artworkTopic: artworkTopic) }
+                return .success(data: ["items": .array(items), "total": .number(Double(results.total))])
             } catch {
                 return .failed("could not read the catalog: \(error)")
             }

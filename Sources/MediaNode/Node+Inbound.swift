@@ -78,6 +78,7 @@ extension Node {
     func isContentMessage(_ message: MQTTMessage) -> Bool {
         guard let name = topics.commandName(in: message.topic) else { return message.topic == topics.context }
         return name == RemoteCommand.browse.rawValue || name == RemoteCommand.contentItem.rawValue
+            || name == RemoteCommand.search.rawValue
     }
 
     /// Answers a command that needs no waiting (see `RemoteCommandCenter.answerImmediately`); false when

@@ -53,6 +53,7 @@ public enum CommandArguments: Sendable, Equatable {
     case prepareQueue(identifiers: [String])
     case browse(indexPath: [Int], offset: Int?, limit: Int?)
     case contentItem(identifier: String)
+    case search(query: String, limit: Int)
     case interrupt(InterruptRequest)
 }
 
@@ -128,6 +129,12 @@ extension RemoteCommand {
             return .browse(indexPath: path, offset: offset, limit: limit)
         case .contentItem:
             return .contentItem(identifier: try fields.requiredString("identifier"))
+        case .search:
+            let query = try fields.requiredString("query")
+            let limit = try fields.optionalCount("limit") ?? 20
+            guard !query.allSatisfy(\.isWhitespace) else { throw .init("'query' must not be empty") }
+            guard query.count <= 200 else { throw .init("'query' must be at most 200 characters, got \(query.count)") }
+            return .search(query: query, limit: limit)
         case .interrupt:
             // Each field is type-checked whatever `type` says: `shouldResume: "yes"` on a begin is still wrong.
             let type = try fields.requiredString("type")

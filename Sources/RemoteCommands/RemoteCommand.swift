@@ -7,7 +7,7 @@ public enum RemoteCommand: String, CaseIterable, Sendable, Hashable {
     case changePlaybackPosition, changePlaybackRate, changeRepeatMode, changeShuffleMode
     case rating, like, dislike, bookmark
     case enableLanguageOption, disableLanguageOption
-    case playItem, prepareQueue, browse, contentItem
+    case playItem, prepareQueue, browse, contentItem, search
     case interrupt
 
     /// Commands that act on the current item and so need one (S4 noActionableNowPlayingItem).

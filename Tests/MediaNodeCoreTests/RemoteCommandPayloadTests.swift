@@ -95,6 +95,18 @@ struct RemoteCommandPayloadTests {
         case .contentItem:
             return Row(command: command, valid: [(#"{"identifier":"t:1"}"#, .contentItem(identifier: "t:1"))],
                        invalid: [("{}", "missing field 'identifier'")])
+        case .search:
+            let longest = String(repeating: "é", count: 200)
+            return Row(command: command, valid: [
+                (#"{"query":"sty"}"#, .search(query: "sty", limit: 20)),
+                (#"{"query":"NEAR \"x\" -(a*)","limit":5}"#, .search(query: #"NEAR "x" -(a*)"#, limit: 5)),
+                (#"{"query":"\#(longest)","limit":0}"#, .search(query: longest, limit: 0)),
+            ], invalid: [("{}", "missing field 'query'"), (#"{"query":""}"#, "'query' must not be empty"),
+                         (#"{"query":" \t "}"#, "'query' must not be empty"),
+                         (#"{"query":"\#(longest)e"}"#, "'query' must be at most 200 characters, got 201"),
+                         (#"{"query":5}"#, "'query' must be a string, got a number"),
+                         (#"{"query":"a","limit":-1}"#, "'limit' must be a whole number"),
+                         (#"{"query":"a","limit":"5"}"#, "'limit' must be a number")])
         case .interrupt:
             return Row(command: command, valid: [
                 (#"{"type":"begin"}"#, .interrupt(.begin(duck: false))),
