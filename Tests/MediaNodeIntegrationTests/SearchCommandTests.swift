@@ -30,6 +30,27 @@ struct SearchCommandTests {
         await rig.stop()
     }
 
+    @Test("playItem of an artist found by search plays their first album from its first track")
+    func playContainerResult() async throws {
+        let rig = try await ContentRig.start()
+        let running = rig.running
+        let reply = try await rig.request("search", #"{"id":"s","query":"artist beta"}"#, id: "s")
+        let artist = try #require(reply["data"]?["items"]?[0])
+        #expect(artist["title"] == "Artist Beta" && artist["isContainer"] == true && artist["isPlayable"] == false)
+        let artistID = try #require(artist["identifier"]?.stringValue)
+
+        let play = try await rig.request("playItem", #"{"id":"p","identifier":"\#(artistID)"}"#, id: "p")
+        #expect(play["status"] == "success", "\(play.jsonString)")
+        let nowPlaying = try await running.waitForState("playing")
+        #expect(nowPlaying["title"] == "Tone 1320" && nowPlaying["albumTitle"] == "Beta")
+        #expect(nowPlaying["playbackQueueCount"] == 2 && nowPlaying["playbackQueueIndex"] == 0)
+        #expect(nowPlaying["nowPlayingIdentifiers"]?[0]?.stringValue == artistID)
+        _ = try await running.waitForAudio(atLeast: 1.0)
+        let heard = try #require(try running.recentTone())
+        #expect(isNear(heard, 1320, within: 20), "heard \(heard) Hz")
+        await rig.stop()
+    }
+
     @Test("results are ranked, counted before the limit, and capped by the content limits")
     func rankingLimitsAndContext() async throws {
         let rig = try await ContentRig.start()

@@ -5,9 +5,10 @@ import GRDB
 // MARK: - The search index, kept in step with the item table by the store
 
 /// `item_search` holds a copy of the searchable rows' names (it has its own content since v7), so an entry
-/// is removed by rowid alone, before its row changes or goes, and added after the row is written. Each
-/// call is one statement, whatever the number of rows: FTS5 flushes its pending terms at the end of every
-/// statement that touches it. Every call runs inside the refresh's or scan's own write transaction.
+/// is removed by rowid alone, before its row changes or goes, and added after the row is written;
+/// `item_title_key` holds each entry's folded title beside it, indexed, for titles equal to a query. Each
+/// call is one statement per table, whatever the number of rows: FTS5 flushes its pending terms at the end
+/// of every statement that touches it. Every call runs inside the refresh's or scan's own write transaction.
 enum SearchIndex {
     /// The rows search answers with: playable items, and the containers a listener asks for by name
     /// (albums, artists, podcast shows, a JSON catalog's own containers). Not the ways of browsing: the
@@ -18,34 +19,44 @@ enum SearchIndex {
             AND substr(identifier, 1, length(sourceIdentifier) + 1) <> sourceIdentifier || ':'))
         """
 
-    /// The columns written for each row; `titleKey` is the folded title that an equal query has.
-    static let insertColumns = "INSERT INTO item_search (rowid, title, artist, albumTitle, titleKey)"
-    static let selectColumns = "SELECT rowid, title, artist, albumTitle, \(SearchKey.functionName)(title) FROM item"
-
     /// Indexes the given rows as they are now (those that are searchable).
     static func add(_ rowids: [Int64], in db: Database) throws {
         guard !rowids.isEmpty else { return }
-        try db.execute(
-            sql: "\(insertColumns) \(selectColumns) WHERE rowid IN (SELECT value FROM json_each(?)) AND \(searchable)",
-            arguments: [jsonArray(rowids)])
+        try add(where: "rowid IN (SELECT value FROM json_each(?))", [jsonArray(rowids)], in: db)
     }
 
     /// Indexes every row inserted after `rowid` (new rows get rowids above the largest existing one).
     static func add(above rowid: Int64, in db: Database) throws {
-        try db.execute(sql: "\(insertColumns) \(selectColumns) WHERE rowid > ? AND \(searchable)", arguments: [rowid])
+        try add(where: "rowid > ?", [rowid], in: db)
     }
 
     /// Indexes every searchable row: the migration's build of the index for a file that already has items.
     static func addAll(in db: Database) throws {
-        try db.execute(sql: "\(insertColumns) \(selectColumns) WHERE \(searchable)")
+        try add(where: "1", [], in: db)
+    }
+
+    private static func add(where filter: String, _ arguments: StatementArguments, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO item_search (rowid, title, artist, albumTitle)
+                SELECT rowid, title, artist, albumTitle FROM item WHERE \(filter) AND \(searchable)
+                """,
+            arguments: arguments)
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO item_title_key (rowid, titleKey)
+                SELECT rowid, \(SearchKey.functionName)(title) FROM item WHERE \(filter) AND \(searchable)
+                """,
+            arguments: arguments)
     }
 
     /// Removes the entries of the given rows (rows never indexed are passed over).
     static func remove(_ rowids: [Int64], in db: Database) throws {
         guard !rowids.isEmpty else { return }
-        try db.execute(
-            sql: "DELETE FROM item_search WHERE rowid IN (SELECT value FROM json_each(?))",
-            arguments: [jsonArray(rowids)])
+        for table in ["item_search", "item_title_key"] {
+            try db.execute(
+                sql: "DELETE FROM \(table) WHERE rowid IN (SELECT value FROM json_each(?))", arguments: [jsonArray(rowids)])
+        }
     }
 
     static func jsonArray(_ rowids: [Int64]) -> String {

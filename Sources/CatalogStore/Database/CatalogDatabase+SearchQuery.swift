@@ -11,7 +11,7 @@ public struct SearchQuery: Sendable, Hashable {
     public var anyColumn: String
     /// The same, in the title alone.
     public var title: String
-    /// The folded text, equal to `titleKey` of a title equal to the query.
+    /// The folded text, equal to the `titleKey` of a title equal to the query.
     public var key: String
 
     /// Nil when the text has no words (only punctuation or spaces): it matches nothing.
@@ -34,7 +34,7 @@ public struct SearchQuery: Sendable, Hashable {
         SELECT page.total, \(ContentItem.selection) FROM (
             SELECT rowid, tier, count(*) OVER () AS total FROM (
                 SELECT rowid, CASE
-                    WHEN titleKey = ?2 THEN 0
+                    WHEN rowid IN (SELECT rowid FROM item_title_key WHERE titleKey = ?2) THEN 0
                     WHEN rowid IN (SELECT rowid FROM item_search WHERE item_search MATCH ?3) THEN 1
                     ELSE 2 END AS tier
                 FROM item_search WHERE item_search MATCH ?1)
