@@ -1,6 +1,7 @@
 import ArgumentParser
 import CatalogStore
 import Foundation
+import GRDB
 import Logging
 import MQTTTransport
 import MediaNode
@@ -31,8 +32,12 @@ struct SearchBench: AsyncParsableCommand {
         let database = try CatalogDatabase(path: path)
         try await database.register(source)
         let snapshot = SyntheticCatalog.snapshot(source: source, items: items)
+        let importStart = ContinuousClock.now
         try await database.replaceContent(of: source.identifier, with: snapshot)
-        print("catalog: \(items) playables, \(snapshot.count) items, in \(path)")
+        let imported = ContinuousClock.now - importStart
+        try await database.pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int).flatMap { $0 } ?? 0
+        print("catalog: \(items) playables, \(snapshot.count) items, imported with its search index in \(imported); file \(size / 1_000_000) MB")
 
         let broker = try MosquittoBroker()
         defer { broker.stop() }
@@ -74,6 +79,24 @@ struct SearchBench: AsyncParsableCommand {
             let floorP99 = sqlSamples.percentile(99) + mqttSamples.percentile(99)
             print(String(format: "  ratio to the floors added up: p50 %.2fx (%.1f µs), p99 %.2fx (%.1f µs); target p99 < 2000 µs, within 1.3x",
                          nodeSamples.median / floorP50, floorP50, nodeSamples.percentile(99) / floorP99, floorP99))
+        }
+
+        // For context: the content lane's own cost, with a one-row read (contentItem) instead of a search.
+        do {
+            let body = Array(#"{"identifier":"\#(source.identifier)/track/4242"}"#.utf8)
+            let topic = configuration.topics.command("contentItem")
+            let replySize = await ContentBench.replyBytes(requester: requester, topic: topic, body: body)
+            let responder = try EchoResponder(url: url, replySize: replySize)
+            try await Task.sleep(for: .milliseconds(300))
+            let (count, warmup) = (requests, warmup)
+            let (nodeSamples, mqttSamples) = await onDedicatedThread {
+                requester.measureInterleaved(
+                    subject: topic, floor: "bench/request", payload: body, count: count, warmup: warmup, block: 250)
+            }
+            await responder.client.shutdown()
+            report("For context, contentItem on the same lane (reply \(replySize) bytes):",
+                   subject: ("through medianode (contentItem)", nodeSamples),
+                   floor: ("floor: bare MQTT request/\(replySize)-byte reply", mqttSamples))
         }
 
         await node.shutdown()
