@@ -69,15 +69,15 @@ enum SearchIndex {
 /// A title or query folded for comparison: case and diacritics dropped, words joined by single spaces, so
 /// "Ångström!" and "angstrom" have the same key. The index stores each title's key; a query's key equal to
 /// it is the best kind of match.
-public enum SearchKey {
+enum SearchKey {
     static let functionName = "medianode_search_key"
 
     /// The words of a text, as the index's tokenizer splits them: runs of letters and digits.
-    public static func words(_ text: String) -> [Substring] {
+    static func words(_ text: String) -> [Substring] {
         text.split { !$0.isLetter && !$0.isNumber }
     }
 
-    public static func of(_ text: String) -> String {
+    static func of(_ text: String) -> String {
         words(text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)).joined(separator: " ")
     }
 
