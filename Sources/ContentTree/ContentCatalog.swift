@@ -14,8 +14,11 @@ public protocol ContentCatalog: Sendable {
     /// Up to `limit` children of a container, starting at position `offset`.
     func children(of containerIdentifier: String, offset: Int, limit: Int) async throws -> ContentPage
 
-    /// Items whose title, artist or album match `text` (prefix match per word), best first.
-    func search(_ text: String, limit: Int) async throws -> [ContentItem]
+    /// Up to `limit` playable items and named containers (albums, artists, shows) whose title, artist,
+    /// album or show name hold every word of `text` as a word prefix, case and accents aside; best first: a
+    /// title equal to the text, then a title that holds every word, then the rest, each in catalog order.
+    /// `total` counts every match. Text with no words matches nothing; no text breaks the query.
+    func search(_ text: String, limit: Int) async throws -> SearchResults
 
     /// Remembers where playback of an item stopped, so it resumes there and shows progress (S31).
     func savePlaybackPosition(_ position: PlaybackPosition, for identifier: String) async throws
@@ -59,6 +62,18 @@ public struct ContentPage: Sendable, Hashable {
     public var nextOffset: Int? {
         let end = offset + items.count
         return end < childCount && !items.isEmpty ? end : nil
+    }
+}
+
+/// The best matches of a search, and how many there were in all.
+public struct SearchResults: Sendable, Hashable {
+    public var items: [ContentItem]
+    /// Every match, before any limit cut the list.
+    public var total: Int
+
+    public init(items: [ContentItem], total: Int) {
+        self.items = items
+        self.total = total
     }
 }
 

@@ -185,6 +185,12 @@ public actor PlayableContentManager {
         try await catalog.item(identifier: identifier)
     }
 
+    /// The best matches for `search` from the local catalog, at most `limit` of them and, while content
+    /// limits are enforced, no more than a list may show; `total` counts every match all the same.
+    public func search(_ text: String, limit: Int) async throws -> SearchResults {
+        try await catalog.search(text, limit: limits.maximumChildren.map { min($0, limit) } ?? limit)
+    }
+
     // MARK: - Turns
 
     func exclusively<T>(_ body: () async throws -> T) async throws -> T {

@@ -3,7 +3,7 @@ import MediaJSON
 import Playback
 import RemoteCommands
 
-// MARK: - browse, contentItem, playItem, prepareQueue
+// MARK: - browse, contentItem, search, playItem, prepareQueue
 
 extension Node {
     /// Registers the content commands; playItem and prepareQueue only when there is audio to play.
@@ -45,6 +45,16 @@ extension Node {
                 return .failed("could not read the catalog: \(error)")
             }
         }
+        commandCenter.addHandler(for: .search) { [treeArtwork] request in
+            do {
+                let results = try await manager.search(request.query, limit: request.limit)
+                treeArtwork.publish(results.items.compactMap(\.artworkKey))
+                let items = results.items.map { $0.json(artworkTopic: artworkTopic) }
+                return .success(data: ["items": .array(items), "total": .number(Double(results.total))])
+            } catch {
+                return .failed("could not read the catalog: \(error)")
+            }
+        }
         guard let playback else { return }
         commandCenter.addHandler(for: .playItem) { [weak self] reference in
             guard let self else { return .failed("the node is shutting down") }
@@ -67,8 +77,11 @@ extension Node {
                 guard let found = try await content.manager.item(identifier: identifier) else {
                     return CommandResult(.noSuchContent, message: "no item '\(identifier)'")
                 }
-                (item, container, position) = (found, found.containerIdentifier, nil)
-                context = container.map { [$0] } ?? []
+                // A container (a search result: an album, an artist, a show) plays from its first playable.
+                let (first, above) = found.isContainer && !found.isPlayable
+                    ? try await firstPlayable(in: found, catalog: content.manager.catalog) ?? (found, []) : (found, [])
+                (item, container, position) = (first, above.last ?? first.containerIdentifier, nil)
+                context = above.isEmpty ? container.map { [$0] } ?? [] : above
             case let .indexPath(path):
                 guard let resolved = try await content.manager.resolve(IndexPath(path)), let found = resolved.item else {
                     return CommandResult(.noSuchContent, message: "no item at index path \(path)")
@@ -93,6 +106,20 @@ extension Node {
             }
             return Self.result(outcome)
         }
+    }
+
+    /// The first playable of a container with the containers down to it: an album's or a show's first
+    /// item, or the first item of an artist's first album that has one. Nil when there is none.
+    func firstPlayable(in container: ContentItem, catalog: any ContentCatalog) async throws -> (ContentItem, [String])? {
+        let page = try await catalog.children(of: container.identifier, offset: 0, limit: 100)
+        if let item = page.items.first(where: { $0.isPlayable && $0.uri != nil }) { return (item, [container.identifier]) }
+        for child in page.items where child.isContainer {
+            let inner = try await catalog.children(of: child.identifier, offset: 0, limit: 100)
+            if let item = inner.items.first(where: { $0.isPlayable && $0.uri != nil }) {
+                return (item, [container.identifier, child.identifier])
+            }
+        }
+        return nil
     }
 
     /// S32: loads the named items as the queue without playing; the next play starts it.

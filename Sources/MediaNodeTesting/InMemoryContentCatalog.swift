@@ -1,4 +1,5 @@
 import ContentTree
+import Foundation
 import Synchronization
 
 /// The catalog's in-memory twin: a tree of items kept in a dictionary, with saved positions and feedback,
@@ -86,12 +87,31 @@ public final class InMemoryContentCatalog: ContentCatalog, Sendable {
         }
     }
 
-    public func search(_ text: String, limit: Int) async throws -> [ContentItem] {
-        let needle = text.lowercased()
-        return state.withLock { state in
-            Array(state.items.values.filter { $0.title.lowercased().contains(needle) }
-                .sorted { $0.identifier < $1.identifier }.prefix(limit))
+    /// The store's rules on a dictionary: every word a word prefix of the title, artist or album (case and
+    /// accents aside), titles equal to the text first, then titles holding every word; ties by identifier.
+    public func search(_ text: String, limit: Int) async throws -> SearchResults {
+        let words = Self.folded(text)
+        guard !words.isEmpty else { return SearchResults(items: [], total: 0) }
+        func holds(_ field: String?) -> Bool {
+            let fieldWords = Self.folded(field ?? "")
+            return words.allSatisfy { word in fieldWords.contains { $0.hasPrefix(word) } }
         }
+        return state.withLock { state in
+            let ranked = state.items.values.compactMap { item -> (Int, ContentItem)? in
+                guard item.isPlayable || item.isContainer else { return nil }
+                if Self.folded(item.title) == words { return (0, item) }
+                if holds(item.title) { return (1, item) }
+                let names = [item.artist, item.albumTitle].compactMap { $0 }.joined(separator: " ")
+                return holds(names) ? (2, item) : nil
+            }.sorted { ($0.0, $0.1.identifier) < ($1.0, $1.1.identifier) }
+            let items = ranked.prefix(max(0, limit)).map { Self.withProgress($0.1, state.positions) }
+            return SearchResults(items: Array(items), total: ranked.count)
+        }
+    }
+
+    private static func folded(_ text: String) -> [String] {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            .split { !$0.isLetter && !$0.isNumber }.map(String.init)
     }
 
     public func savePlaybackPosition(_ position: PlaybackPosition, for identifier: String) async throws {

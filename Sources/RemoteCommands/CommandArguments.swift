@@ -43,6 +43,16 @@ public enum VolumeRequest: Sendable, Equatable {
     case up, down
 }
 
+/// search's payload: words to look for in the local catalog, and how many results to return.
+public struct SearchRequest: Sendable, Equatable {
+    public var query: String
+    public var limit: Int
+    public init(query: String, limit: Int = 20) {
+        self.query = query
+        self.limit = limit
+    }
+}
+
 /// addToQueue's payload: playable items or containers (their playable children), and where they go.
 public struct QueueAddRequest: Sendable, Equatable {
     public enum Position: String, Sendable, CaseIterable {

@@ -15,7 +15,7 @@ public enum CommandTable {
         RemoteCommand.rating, RemoteCommand.like, RemoteCommand.dislike, RemoteCommand.bookmark,
         RemoteCommand.enableLanguageOption, RemoteCommand.disableLanguageOption,
         RemoteCommand.playItem, RemoteCommand.prepareQueue, RemoteCommand.browse, RemoteCommand.contentItem,
-        RemoteCommand.interrupt,
+        RemoteCommand.search, RemoteCommand.interrupt,
         RemoteCommand.changeVolume, RemoteCommand.mute,
         RemoteCommand.addToQueue, RemoteCommand.removeFromQueue, RemoteCommand.moveQueueItem,
     ]
@@ -210,6 +210,21 @@ extension RemoteCommand where Arguments == String {
     /// The item's identifier.
     public static var contentItem: Self {
         .init("contentItem", lane: .content) { fields, _ in try fields.requiredString("identifier") }
+    }
+}
+
+extension RemoteCommand where Arguments == SearchRequest {
+    /// Answers from the local catalog only, so it works with no network (version 1.1).
+    public static var search: Self {
+        .init("search", lane: .content) { fields, _ in
+            let query = try fields.requiredString("query")
+            let limit = try fields.optionalCount("limit") ?? 20
+            guard !query.allSatisfy(\.isWhitespace) else { throw CommandValidationError("'query' must not be empty") }
+            guard query.count <= 200 else {
+                throw CommandValidationError("'query' must be at most 200 characters, got \(query.count)")
+            }
+            return SearchRequest(query: query, limit: limit)
+        }
     }
 }
 

@@ -78,7 +78,7 @@ struct ContentBench: AsyncParsableCommand {
         for (title, payload, query) in cases {
             let body = Array(payload.utf8)
             let topic = configuration.topics.command("browse")
-            let replySize = await replyBytes(requester: requester, topic: topic, body: body)
+            let replySize = await Self.replyBytes(requester: requester, topic: topic, body: body)
             let responder = try EchoResponder(url: url, replySize: replySize)
             try await Task.sleep(for: .milliseconds(300))
             let count = requests
@@ -102,7 +102,7 @@ struct ContentBench: AsyncParsableCommand {
             let count = min(requests, 500)
             let topic = configuration.topics.command("browse")
             let payloads = (0..<count).map { Array(#"{"indexPath":[0,1,\#(100 + $0)],"limit":100}"#.utf8) }
-            let replySize = await replyBytes(requester: requester, topic: topic, body: Array(#"{"indexPath":[0,1,99]}"#.utf8))
+            let replySize = await Self.replyBytes(requester: requester, topic: topic, body: Array(#"{"indexPath":[0,1,99]}"#.utf8))
             let responder = try EchoResponder(url: url, replySize: replySize)
             try await Task.sleep(for: .milliseconds(300))
             let (nodeSamples, floorSamples) = await onDedicatedThread {
@@ -148,14 +148,16 @@ struct ContentBench: AsyncParsableCommand {
     }
 
     /// One browse to learn how large the node's reply is, so the floor replies with as many bytes.
-    func replyBytes(requester: Requester, topic: String, body: [UInt8]) async -> Int {
+    static func replyBytes(requester: Requester, topic: String, body: [UInt8]) async -> Int {
         let box = Mutex(0)
         let probe = try? MQTTClient(configuration: MQTTConfiguration(
             broker: requester.client.configuration.broker, clientID: "bench-probe")) { message in
             box.withLock { $0 = max($0, message.payload.count) }
         }
         probe?.start()
-        try? probe?.subscribe(topic.replacingOccurrences(of: "/cmd/browse", with: "/result"), qos: 1)
+        // The command's reply topic: the prefix before "/cmd/", then "/result".
+        let prefix = topic.range(of: "/cmd/").map { String(topic[..<$0.lowerBound]) } ?? topic
+        try? probe?.subscribe(prefix + "/result", qos: 1)
         try? await Task.sleep(for: .milliseconds(300))
         _ = await onDedicatedThread { requester.measure(topic: topic, payload: body, count: 1) }
         try? await Task.sleep(for: .milliseconds(300))

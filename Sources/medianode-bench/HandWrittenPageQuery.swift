@@ -2,7 +2,7 @@ import CatalogStore
 import Foundation
 import GRDBSQLite
 
-/// The floor for the child-page benchmark: the store's page SQL run by hand on a plain SQLite connection
+/// The floor for the child-page and search benchmarks: the store's SQL run by hand on a plain SQLite connection
 /// with the store's settings (no per-call mutex, as GRDB opens them; the browse connections' page cache),
 /// prepared once, every column of every row read (text as bytes, no Swift objects built).
 final class HandWrittenPageQuery {
@@ -28,9 +28,25 @@ final class HandWrittenPageQuery {
 
     /// One page: bind, step to the end, read each column.
     func run(_ parent: String, _ offset: Int, _ limit: Int) throws {
-        sqlite3_bind_text(statement, 1, parent, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-        sqlite3_bind_int64(statement, 2, Int64(offset))
-        sqlite3_bind_int64(statement, 3, Int64(max(1, limit)))
+        try run([.text(parent), .integer(offset), .integer(max(1, limit))])
+    }
+
+    /// A parameter of the statement, bound by position from 1.
+    enum Argument {
+        case text(String)
+        case integer(Int)
+    }
+
+    /// Binds the arguments, steps to the end and reads each column of each row.
+    func run(_ arguments: [Argument]) throws {
+        for (index, argument) in arguments.enumerated() {
+            switch argument {
+            case let .text(text):
+                sqlite3_bind_text(statement, Int32(index + 1), text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            case let .integer(value):
+                sqlite3_bind_int64(statement, Int32(index + 1), Int64(value))
+            }
+        }
         defer { sqlite3_reset(statement) }
         var result = sqlite3_step(statement)
         while result == SQLITE_ROW {

@@ -178,7 +178,7 @@ struct CatalogList: AsyncParsableCommand {
 
 struct CatalogSearch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "search", abstract: "Search titles, artists and albums (every word as a prefix).")
+        commandName: "search", abstract: "Search titles, artists, albums and shows (every word as a prefix), best first.")
 
     @OptionGroup var options: CatalogOptions
     @Argument(help: "The words to look for.")
@@ -189,7 +189,8 @@ struct CatalogSearch: AsyncParsableCommand {
     func run() async throws {
         let database = try options.open()
         let results = try await database.search(words.joined(separator: " "), limit: limit)
-        if results.isEmpty { print("no match") }
-        printItems(results)
+        if results.items.isEmpty { print("no match") }
+        printItems(results.items)
+        if results.total > results.items.count { print("... \(results.total - results.items.count) more (--limit)") }
     }
 }

@@ -51,7 +51,7 @@ struct CrashTests {
         #expect(names.contains { $0.hasPrefix("catalog.sqlite.corrupt-") })
     }
 
-    @Test("kill -9 during a refresh leaves the previous complete catalog readable")
+    @Test("kill -9 during a refresh leaves the previous complete catalog readable, and its search index")
     func killDuringRefresh() async throws {
         let temp = try TemporaryCatalog("kill")
         defer { temp.remove() }
@@ -81,6 +81,11 @@ struct CrashTests {
             let generations = Set(albums.compactMap { $0.title.split(separator: "g").last.map(String.init) })
             #expect(generations.count == 1, "a reader saw a mix of imports: \(generations)")
             #expect(albums.count == items / 100)
+            // The search index was in the same transaction: it holds exactly the import the tables hold.
+            for generation in [0, 10, 20, 30] {
+                let found = try await database.search("g\(generation)", limit: 1).total
+                #expect(found == (generations == ["\(generation)"] ? items + items / 100 : 0), "g\(generation)")
+            }
             let summary = try await database.summary()
             #expect(summary.playables == items)
             let quickCheck = try await database.pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }

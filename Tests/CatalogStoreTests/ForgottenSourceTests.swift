@@ -54,8 +54,8 @@ struct ForgottenSourceTests {
         #expect(try await reopened.sources().map(\.identifier) == [kept.identifier])
         #expect(try await allChildren(reopened, of: ContentItem.rootIdentifier).map(\.title) == ["json list"])
         #expect(try await reopened.item(identifier: stationID) == nil)
-        #expect(try await reopened.search("radio", limit: 10).isEmpty)
-        #expect(try await reopened.search("json", limit: 10).count == 3)
+        #expect(try await reopened.search("radio", limit: 10).total == 0)
+        #expect(try await reopened.search("json", limit: 10).total == 3)
         let leftovers = try await reopened.pool.read { db in
             try Int.fetchOne(db, sql: """
                 SELECT (SELECT count(*) FROM item WHERE sourceIdentifier IN (?, ?))

@@ -56,6 +56,13 @@ struct LocalFolderTests {
         #expect(songs[0].releaseDate == "2021")
         let genres = try await allChildren(database, of: library[3].identifier)
         #expect(genres.map(\.title) == ["Jazz", "Rock"])
+        // The scan is searchable at once: the artist by name first, then their album and tracks; the lists
+        // and the genres are ways of browsing, not results.
+        let band = try await database.search("band", limit: 10)
+        #expect(band.items.map(\.identifier) == [artists[0].identifier, album.identifier] + tracks.map(\.identifier))
+        #expect(band.total == 5)
+        #expect(try await database.search("rock", limit: 10).total == 0)
+        #expect(try await database.search("songs", limit: 10).total == 0)
 
         // Nothing changed: nothing is written.
         #expect(await refresher.refresh(provider) == .unchanged)
@@ -70,7 +77,7 @@ struct LocalFolderTests {
         #expect(rescan.changedContainers.contains(album.identifier))
         let after = try await allChildren(database, of: album.identifier)
         #expect(after.map(\.identifier) == [tracks[0].identifier, tracks[2].identifier])
-        #expect(try await database.search("tone 660", limit: 5).isEmpty)
+        #expect(try await database.search("tone 660", limit: 5).total == 0)
     }
 
     @Test("TagLib reads composer, track and disc numbers and counts from FLAC, MP3 and MP4 as GStreamer tags them",

@@ -25,7 +25,7 @@ struct ScaleTests {
         let deep = try await database.children(of: albums, offset: 190, limit: 50)
         #expect(deep.items.count == 10 && deep.items.first?.title == "Album 190 g0")
         #expect(try await database.item(at: [1, 199, 99])?.title == "Track 19999 g0")
-        #expect(try await database.search("19999", limit: 5).first?.identifier == "\(source.identifier)/track/19999")
+        #expect(try await database.search("19999", limit: 5).items.first?.identifier == "\(source.identifier)/track/19999")
         let same = try await database.replaceContent(of: source.identifier, with: snapshot)
         #expect(same.isEmpty)
         // Debug builds import about 8k items/s here; release figures come from `medianode-bench catalog-import`.

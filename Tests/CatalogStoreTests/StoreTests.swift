@@ -18,7 +18,7 @@ struct StoreTests {
             #expect(tables.contains(table), "missing table \(table)")
         }
         let applied = try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(applied.count == 6 && applied.last == "v6: artwork sizes")
+        #expect(applied.count == 7 && applied.last == "v7: ranked search over playable items and named containers")
         // An item's parents are found through an index, not a scan of every child row.
         let details = try await database.pool.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT parent FROM child WHERE identifier = 'x'")
@@ -65,7 +65,7 @@ struct StoreTests {
         let database = try temp.open()
         let page = try await database.children(of: "album:old", offset: 0, limit: 10)
         #expect(page.childCount == 2 && page.items.map(\.title) == ["First Song", "Second Song"])
-        #expect(try await database.search("second", limit: 5).map(\.identifier) == ["track:two"])
+        #expect(try await database.search("second", limit: 5).items.map(\.identifier) == ["track:two"])
         let files = try await database.localFiles(of: "local:old")
         // Tags survive; the modification time does not, so the next scan reads the file once more for its
         // embedded picture, which version 1 never read.
@@ -75,8 +75,8 @@ struct StoreTests {
         // The upgraded file keeps working as a version 2 one: a refresh replaces and reindexes.
         let source = try #require(try await database.sources().first)
         try await database.replaceContent(of: source.identifier, with: albumSnapshot(source, [("New", ["Third Song"])]))
-        #expect(try await database.search("second", limit: 5).isEmpty)
-        #expect(try await database.search("third", limit: 5).count == 1)
+        #expect(try await database.search("second", limit: 5).total == 0)
+        #expect(try await database.search("third", limit: 5).total == 1)
     }
 
     @Test("sections appear under the root in a fixed order as sources register")
@@ -227,14 +227,14 @@ struct StoreTests {
         snapshot.add(ContentItem(identifier: "s/2", title: "Lazy Bird", isPlayable: true, artist: "John Coltrane", albumTitle: "Blue Train"), under: "s/album")
         snapshot.add(ContentItem(identifier: "s/3", title: "Café Müller", isPlayable: true, artist: "Pina"), under: "s/album")
         try await database.replaceContent(of: source.identifier, with: snapshot)
-        #expect(try await database.search("coltr", limit: 10).map(\.identifier).sorted() == ["s/1", "s/2"])
-        #expect(try await database.search("lazy bird", limit: 10).map(\.identifier) == ["s/2"])
-        #expect(try await database.search("blue", limit: 10).first?.identifier == "s/album")
-        #expect(try await database.search("cafe muller", limit: 10).map(\.identifier) == ["s/3"])
-        #expect(try await database.search("\"OR (", limit: 10).isEmpty)
+        #expect(try await database.search("coltr", limit: 10).items.map(\.identifier).sorted() == ["s/1", "s/2"])
+        #expect(try await database.search("lazy bird", limit: 10).items.map(\.identifier) == ["s/2"])
+        #expect(try await database.search("blue", limit: 10).items.first?.identifier == "s/album")
+        #expect(try await database.search("cafe muller", limit: 10).items.map(\.identifier) == ["s/3"])
+        #expect(try await database.search("\"OR (", limit: 10).total == 0)
         // Removed items leave the index.
         try await database.replaceContent(of: source.identifier, with: CatalogSnapshot())
-        #expect(try await database.search("coltrane", limit: 10).isEmpty)
+        #expect(try await database.search("coltrane", limit: 10).total == 0)
     }
 
     @Test("a snapshot that lists children under a playable is refused and changes nothing")

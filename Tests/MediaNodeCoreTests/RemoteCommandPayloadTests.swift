@@ -139,6 +139,17 @@ struct RemoteCommandPayloadTests {
                      (#"{"limit":2.5}"#, "'limit' must be a whole number"),
                      (#"{"limit":1e300}"#, "got 1e+300")]),
         row(.contentItem, valid: [(#"{"identifier":"t:1"}"#, "t:1")], invalid: [("{}", "missing field 'identifier'")]),
+        row(.search, valid: [
+            (#"{"query":"sty"}"#, SearchRequest(query: "sty")),
+            (#"{"query":"NEAR \"x\" -(a*)","limit":5}"#, SearchRequest(query: #"NEAR "x" -(a*)"#, limit: 5)),
+            (#"{"query":"\#(String(repeating: "é", count: 200))","limit":0}"#,
+             SearchRequest(query: String(repeating: "é", count: 200), limit: 0)),
+        ], invalid: [("{}", "missing field 'query'"), (#"{"query":""}"#, "'query' must not be empty"),
+                     (#"{"query":" \t "}"#, "'query' must not be empty"),
+                     (#"{"query":"\#(String(repeating: "é", count: 201))"}"#, "'query' must be at most 200 characters, got 201"),
+                     (#"{"query":5}"#, "'query' must be a string, got a number"),
+                     (#"{"query":"a","limit":-1}"#, "'limit' must be a whole number"),
+                     (#"{"query":"a","limit":"5"}"#, "'limit' must be a number")]),
         row(.interrupt, valid: [
             (#"{"type":"begin"}"#, .begin(duck: false)),
             (#"{"type":"begin","duck":true}"#, .begin(duck: true)),

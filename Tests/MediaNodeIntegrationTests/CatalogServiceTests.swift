@@ -136,7 +136,7 @@ struct CatalogServiceTests {
             return children.map { $0["title"] } == [.string("Podcasts")]
         }
         #expect(try await database.sources().map(\.kind) == [.podcast])
-        #expect(try await database.search("station", limit: 10).isEmpty)
+        #expect(try await database.search("station", limit: 10).total == 0)
         #expect(try await database.summary().playables == 2)
 
         serviceTask.cancel()

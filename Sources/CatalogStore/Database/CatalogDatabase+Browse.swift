@@ -19,21 +19,6 @@ extension CatalogDatabase: ContentCatalog {
         try readNow { db in try Self.children(of: containerIdentifier, offset: offset, limit: limit, in: db) }
     }
 
-    public func search(_ text: String, limit: Int) async throws -> [ContentItem] {
-        guard let query = Self.ftsQuery(text) else { return [] }
-        return try await pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(ContentItem.selection) FROM item_search
-                    JOIN item ON item.rowid = item_search.rowid \(ContentItem.selectionJoins)
-                    WHERE item_search MATCH ? ORDER BY bm25(item_search, 4.0, 2.0, 1.0), item.rowid LIMIT ?
-                    """,
-                arguments: [query, max(0, limit)]
-            ).map(ContentItem.init(itemRow:))
-        }
-    }
-
     public func summary() async throws -> CatalogSummary {
         try await pool.read { db in
             let sources = try Int.fetchOne(db, sql: "SELECT count(*) FROM source") ?? 0
@@ -104,12 +89,5 @@ extension CatalogDatabase: ContentCatalog {
             items.append(ContentItem(columns, from: 1))
         }
         return ContentPage(containerIdentifier: parent, childCount: childCount, offset: start, items: items)
-    }
-
-    /// Turns free text into an FTS5 query: every word must match as a prefix; quotes keep operators inert.
-    static func ftsQuery(_ text: String) -> String? {
-        let words = text.split { !$0.isLetter && !$0.isNumber }
-        guard !words.isEmpty else { return nil }
-        return words.map { "\"\($0)\"*" }.joined(separator: " ")
     }
 }

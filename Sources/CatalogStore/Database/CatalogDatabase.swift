@@ -73,6 +73,8 @@ public final class CatalogDatabase: Sendable {
         configuration.prepareDatabase { db in
             // WAL + NORMAL: commits survive a process kill; only a power cut may lose the last ones.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Filling the search index folds titles with it.
+            db.add(function: SearchKey.function)
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
         if checkIntegrity {

@@ -140,6 +140,7 @@ enum CatalogSchema {
         registerRetainedTopics(in: &migrator)
         registerReleaseTags(in: &migrator)
         registerArtworkSizes(in: &migrator)
+        registerRankedSearch(in: &migrator)
         registerNodeSettings(in: &migrator)
         return migrator
     }
