@@ -11,6 +11,8 @@ struct RetainedStateTests {
     @Test("a late subscriber finds status, info, commands, nowplaying and queue retained")
     func retainedStateForLateSubscribers() async throws {
         let running = try await RunningNode.start()
+        // Late: after the node's first subscriber saw the last of the initial state go out.
+        _ = try await running.client.first { $0.topic == running.topics.queue }
         let late = try TestMQTTClient(brokerURL: running.broker.url)
         try await late.connect()
         try await late.subscribe("medianode/car1/#")
