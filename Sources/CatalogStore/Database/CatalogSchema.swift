@@ -141,6 +141,7 @@ enum CatalogSchema {
         registerReleaseTags(in: &migrator)
         registerArtworkSizes(in: &migrator)
         registerNodeSettings(in: &migrator)
+        registerDownloads(in: &migrator)
         return migrator
     }
 }

@@ -1,0 +1,63 @@
+import ContentTree
+import Foundation
+import GRDB
+
+// MARK: - Downloads: one row per item with a local copy, queued, running, failed or deleted by the listener
+
+extension CatalogSchema {
+    /// Named, not numbered: migrations added side by side must not claim the same number.
+    static func registerDownloads(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("downloads") { db in
+            // Not tied to item rows: a copy outlives a refresh that drops its episode for a while.
+            try db.execute(sql: """
+                CREATE TABLE download (
+                    identifier TEXT PRIMARY KEY NOT NULL,
+                    url TEXT NOT NULL,
+                    fileName TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    bytes INTEGER NOT NULL DEFAULT 0,
+                    message TEXT,
+                    isAutomatic INTEGER NOT NULL DEFAULT 0,
+                    requestedAt REAL NOT NULL,
+                    finishedAt REAL
+                ) WITHOUT ROWID
+                """)
+        }
+    }
+}
+
+extension CatalogDatabase: DownloadStore {
+    public func downloadRecords() async throws -> [DownloadRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM download").compactMap { row -> DownloadRecord? in
+                guard let status = DownloadStatus(rawValue: row["status"]) else { return nil }
+                return DownloadRecord(
+                    identifier: row["identifier"], url: row["url"], fileName: row["fileName"], status: status,
+                    bytes: row["bytes"], message: row["message"], isAutomatic: row["isAutomatic"],
+                    requestedAt: Date(timeIntervalSince1970: row["requestedAt"]),
+                    finishedAt: (row["finishedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+            }
+        }
+    }
+
+    public func saveDownload(_ record: DownloadRecord) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO download
+                        (identifier, url, fileName, status, bytes, message, isAutomatic, requestedAt, finishedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    record.identifier, record.url, record.fileName, record.status.rawValue, record.bytes, record.message,
+                    record.isAutomatic, record.requestedAt.timeIntervalSince1970, record.finishedAt?.timeIntervalSince1970,
+                ])
+        }
+    }
+
+    public func deleteDownload(_ identifier: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM download WHERE identifier = ?", arguments: [identifier])
+        }
+    }
+}
