@@ -179,20 +179,22 @@ struct DownloadManagerTests {
         let manager = scratch.manager()
         try FileManager.default.createDirectory(at: manager.partialDirectory, withIntermediateDirectories: true)
         let kept = DownloadRecord(identifier: "kept", url: "http://127.0.0.1:9/kept.mp3",
-                                  fileName: "kept.mp3", status: .downloaded, bytes: 5, finishedAt: Date())
+                                  fileName: "00000000000000aa.mp3", status: .downloaded, bytes: 5, finishedAt: Date())
         let lost = DownloadRecord(identifier: "lost", url: "http://127.0.0.1:9/lost.mp3",
-                                  fileName: "lost.mp3", status: .downloaded, bytes: 5, finishedAt: Date())
+                                  fileName: "00000000000000bb.mp3", status: .downloaded, bytes: 5, finishedAt: Date())
         try await scratch.database.saveDownload(kept)
         try await scratch.database.saveDownload(lost)
-        try Data("12345".utf8).write(to: scratch.downloads.appendingPathComponent("kept.mp3"))
-        try Data("stray".utf8).write(to: scratch.downloads.appendingPathComponent("stray.mp3"))
+        try Data("12345".utf8).write(to: scratch.downloads.appendingPathComponent("00000000000000aa.mp3"))
+        try Data("stray".utf8).write(to: scratch.downloads.appendingPathComponent("00000000000000cc.mp3"))
+        // The listener's own file in the folder is not the manager's to remove.
+        try Data("mine".utf8).write(to: scratch.downloads.appendingPathComponent("notes.txt"))
         try Data("part".utf8).write(to: manager.partialDirectory.appendingPathComponent("orphan.mp3.part"))
 
         try await manager.restore()
         #expect(manager.status(of: "kept").0 == .downloaded)
         #expect(manager.status(of: "lost").0 == .notDownloaded)
         #expect(manager.localFile(for: "lost") == nil)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.downloads.path).sorted() == ["kept.mp3", "partial"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.downloads.path).sorted() == ["00000000000000aa.mp3", "notes.txt", "partial"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: manager.partialDirectory.path).isEmpty)
         #expect(try await scratch.database.downloadRecords().map(\.identifier) == ["kept"])
     }

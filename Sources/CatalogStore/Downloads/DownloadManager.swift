@@ -190,7 +190,8 @@ public final class DownloadManager: Sendable {
         }
         let finished = Set(records.values.filter { $0.status == .downloaded }.map(\.fileName))
         let pending = Set(records.values.filter { $0.status == .queued || $0.status == .failed }.map { $0.fileName + ".part" })
-        for name in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] where name != "partial" && !finished.contains(name) {
+        for name in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] 
+            where DownloadRecord.isManagedName(name) && !finished.contains(name) {
             try? manager.removeItem(at: directory.appendingPathComponent(name))
         }
         for name in (try? manager.contentsOfDirectory(atPath: partialDirectory.path)) ?? [] where !pending.contains(name) {

@@ -49,6 +49,15 @@ public struct DownloadRecord: Sendable, Hashable {
     }
 }
 
+extension DownloadRecord {
+    /// Whether `name` is one `fileName` makes: only such files are ever removed from the folder, whatever
+    /// else a listener keeps there.
+    public static func isManagedName(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", maxSplits: 1)
+        return parts.count == 2 && parts[0].count == 16 && parts[0].allSatisfy(\.isHexDigit)
+    }
+}
+
 /// Where download rows are kept: the catalog file, so what is on disk and what the catalog says can be
 /// made to agree after any crash.
 public protocol DownloadStore: Sendable {

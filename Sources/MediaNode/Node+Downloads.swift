@@ -1,0 +1,117 @@
+import CatalogStore
+import ContentTree
+import Foundation
+import MediaJSON
+import RemoteCommands
+
+/// Where local copies go and how many the node keeps by itself (contract 1.1, Downloads).
+public struct DownloadSettings: Sendable {
+    /// The downloads folder; nil: `downloads` beside the catalog file.
+    public var directory: String?
+    /// Bytes the finished copies may take.
+    public var quota: Int64
+    /// Newest episodes of each podcast feed kept downloaded; 0: none.
+    public var autoDownload: Int
+
+    public init(directory: String? = nil, quota: Int64 = 2 << 30, autoDownload: Int = 3) {
+        self.directory = directory
+        self.quota = quota
+        self.autoDownload = autoDownload
+    }
+
+    /// The folder for a catalog at `databasePath`.
+    public func directory(besideDatabase databasePath: String) -> URL {
+        if let directory { return URL(fileURLWithPath: directory, isDirectory: true) }
+        return URL(fileURLWithPath: databasePath).deletingLastPathComponent().appendingPathComponent("downloads", isDirectory: true)
+    }
+}
+
+// MARK: - download, the events and the local copies
+
+extension Node {
+    /// Whether an item can have a local copy: a remote, playable item that ends (not a live stream).
+    static func isDownloadable(_ item: ContentItem) -> Bool {
+        guard item.isPlayable, !item.isContainer, let uri = item.uri, let scheme = URL(string: uri)?.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" else { return false }
+        return !(item.isStreamingContent && item.duration == nil)
+    }
+
+    /// Where a queue item's audio comes from: the local copy when there is one, so it needs no network.
+    func playableURI(of item: ContentItem) -> String {
+        downloads?.localFile(for: item.identifier)?.absoluteString ?? item.uri ?? ""
+    }
+
+    func registerDownloadCommands(_ content: NodeContent, downloads: DownloadManager) {
+        commandCenter.addHandler(for: .download) { [weak self] request in
+            guard let self else { return .failed("the node is shutting down") }
+            return await self.download(request, content: content, downloads: downloads)
+        }
+    }
+
+    func download(_ request: DownloadRequest, content: NodeContent, downloads: DownloadManager) async -> CommandResult {
+        let targets: [ContentItem]
+        do {
+            guard let item = try await content.manager.item(identifier: request.identifier) else {
+                return CommandResult(.noSuchContent, message: "no item '\(request.identifier)'")
+            }
+            if item.isContainer {
+                targets = try await playableChildren(of: item).filter(Self.isDownloadable)
+                guard !targets.isEmpty else { return .failed("'\(item.identifier)' holds nothing downloadable") }
+            } else if Self.isDownloadable(item) {
+                targets = [item]
+            } else if item.isPlayable, item.isStreamingContent, item.duration == nil {
+                return .failed("'\(item.identifier)' is a live stream: there is nothing to download")
+            } else if item.isPlayable {
+                return .failed("'\(item.identifier)' is a local file: it plays without a network already")
+            } else {
+                return .failed("'\(item.identifier)' is not playable")
+            }
+        } catch {
+            return .failed("could not read the catalog: \(error)")
+        }
+        do {
+            for target in targets {
+                if request.isNegative {
+                    try await downloads.delete(identifier: target.identifier)
+                } else {
+                    try await downloads.download(identifier: target.identifier, url: target.uri ?? "")
+                }
+            }
+        } catch {
+            return .failed("could not record the download: \(error)")
+        }
+        return .success
+    }
+
+    /// Works the download queue and turns what it reports into events and tree updates.
+    func startDownloads() -> [Task<Void, Never>] {
+        guard let downloads else { return [] }
+        return [
+            Task { await downloads.run() },
+            Task { [weak self] in
+                for await event in downloads.events {
+                    guard let self else { return }
+                    self.downloadReported(event)
+                }
+            },
+        ]
+    }
+
+    func downloadReported(_ event: DownloadEvent) {
+        switch event {
+        case .changed:
+            break
+        case let .finished(identifier, bytes):
+            publishEvent(["type": "downloadFinished", "identifier": .string(identifier), "bytes": .number(Double(bytes))])
+        case let .failed(identifier, message):
+            publishEvent(["type": "downloadFailed", "identifier": .string(identifier), "message": .string(message)])
+        }
+    }
+
+    /// Follows `networkMetered` in `P/context`: automatic downloads wait while it is true.
+    func applyNetworkContext(_ payload: [UInt8]) {
+        guard let downloads, let document = try? JSONValue(parsing: payload),
+              case let .object(fields) = document, case let .bool(metered)? = fields["networkMetered"] else { return }
+        downloads.setMetered(metered)
+    }
+}

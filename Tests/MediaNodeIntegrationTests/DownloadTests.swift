@@ -1,0 +1,91 @@
+import CatalogStore
+import Foundation
+import GRDB
+import MediaJSON
+import MediaNodeTesting
+import Testing
+
+/// Downloads through the `download` command on a real node: a real broker, a real catalog file, a real HTTP
+/// server for the feed and its audio, and real GStreamer rendering into a WAV file.
+@Suite("Downloads on the node: the download command, its events and playing the local copy", .serialized)
+struct DownloadTests {
+    /// A feed with one 6 s episode at 660 Hz.
+    static func podcastServer(in directory: URL) throws -> (RangeHTTPServer, URL) {
+        let episode = try AudioFixtures.writeToneSequence([(660, 6)], named: "episode.ogg", in: directory)
+        let server = try RangeHTTPServer()
+        server.serve("/episode.ogg", file: episode)
+        server.put("/feed.xml", body: """
+            <rss version="2.0"><channel><title>Offline Show</title><item><guid>ep1</guid><title>Episode One</title>\
+            <enclosure url="\(server.url("/episode.ogg").absoluteString)" type="audio/ogg"/></item></channel></rss>
+            """)
+        return (server, episode)
+    }
+
+    /// The identifier of the catalog's one item whose audio comes over HTTP.
+    static func episodeIdentifier(_ database: CatalogDatabase) async throws -> String {
+        try await database.pool.read { db in
+            try String.fetchOne(db, sql: "SELECT identifier FROM item WHERE uri LIKE 'http%' AND isPlayable = 1")
+        } ?? ""
+    }
+
+    @Test("a downloaded episode plays with the HTTP server stopped, heard in the WAV; the copy is byte-identical")
+    func downloadedEpisodePlaysOffline() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("download-offline")
+        let (server, episode) = try Self.podcastServer(in: directory)
+        let rig = try await ContentRig.start(
+            directory: directory, withLibrary: false, remoteCatalogs: [server.url("/feed.xml").absoluteString])
+        let identifier = try await Self.episodeIdentifier(rig.database)
+        #expect(!identifier.isEmpty)
+
+        let reply = try await rig.request("download", #"{"id":"d","identifier":"\#(identifier)"}"#, id: "d")
+        #expect(reply["status"] == "success", "\(reply.jsonString)")
+        let finished = try await rig.running.waitForEvent("downloadFinished", timeout: 20) { $0["type"] == "downloadFinished" }
+        let size = try Data(contentsOf: episode).count
+        #expect(finished["identifier"] == .string(identifier))
+        #expect(finished["bytes"]?.numberValue == Double(size))
+        let copies = try FileManager.default.contentsOfDirectory(at: directory.appendingPathComponent("downloads"),
+                                                                 includingPropertiesForKeys: nil)
+            .filter { $0.lastPathComponent != "partial" }
+        #expect(copies.count == 1)
+        #expect(try copies.first.map { try Data(contentsOf: $0) } == Data(contentsOf: episode))
+
+        // No network at all: the server is gone.
+        server.stop()
+        let play = try await rig.request("playItem", #"{"id":"p","identifier":"\#(identifier)"}"#, id: "p")
+        #expect(play["status"] == "success", "\(play.jsonString)")
+        try await rig.running.waitForAudio(atLeast: 1.5, timeout: 20)
+        #expect(isNear(try rig.running.recentTone(length: 0.5), 660), "the local copy's tone is not heard")
+        await rig.stop()
+    }
+
+    @Test("download answers: noSuchContent for an unknown item, commandFailed for a local file, isNegative deletes the copy")
+    func downloadAnswers() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("download-answers")
+        let (server, _) = try Self.podcastServer(in: directory)
+        defer { server.stop() }
+        let rig = try await ContentRig.start(
+            directory: directory, withLibrary: true, remoteCatalogs: [server.url("/feed.xml").absoluteString])
+        let identifier = try await Self.episodeIdentifier(rig.database)
+        let local = try await rig.database.pool.read { db in
+            try String.fetchOne(db, sql: "SELECT identifier FROM item WHERE uri LIKE 'file:%' AND isPlayable = 1")
+        } ?? ""
+
+        let unknown = try await rig.request("download", #"{"id":"u","identifier":"no-such-item"}"#, id: "u")
+        #expect(unknown["status"] == "noSuchContent")
+        let file = try await rig.request("download", #"{"id":"f","identifier":"\#(local)"}"#, id: "f")
+        #expect(file["status"] == "commandFailed")
+        #expect(file["message"]?.stringValue?.contains("local file") == true, "\(file.jsonString)")
+        let missing = try await rig.request("download", #"{"id":"m"}"#, id: "m")
+        #expect(missing["status"] == "commandFailed")
+
+        _ = try await rig.request("download", #"{"id":"d","identifier":"\#(identifier)"}"#, id: "d")
+        try await rig.running.waitForEvent("downloadFinished", timeout: 20) { $0["type"] == "downloadFinished" }
+        #expect(try await rig.database.downloadRecords().map(\.status) == [.downloaded])
+        let deleted = try await rig.request("download", #"{"id":"x","identifier":"\#(identifier)","isNegative":true}"#, id: "x")
+        #expect(deleted["status"] == "success")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("downloads").path)
+        #expect(left == ["partial"])
+        #expect(try await rig.database.downloadRecords().map(\.status) == [.notDownloaded])
+        await rig.stop()
+    }
+}
