@@ -29,12 +29,7 @@ public struct DownloadSettings: Sendable {
 // MARK: - download, the events and the local copies
 
 extension Node {
-    /// Whether an item can have a local copy: a remote, playable item that ends (not a live stream).
-    static func isDownloadable(_ item: ContentItem) -> Bool {
-        guard item.isPlayable, !item.isContainer, let uri = item.uri, let scheme = URL(string: uri)?.scheme?.lowercased(),
-              scheme == "http" || scheme == "https" else { return false }
-        return !(item.isStreamingContent && item.duration == nil)
-    }
+    static func isDownloadable(_ item: ContentItem) -> Bool { ContentItem.isDownloadable(item) }
 
     /// Where a queue item's audio comes from: the local copy when there is one, so it needs no network.
     func playableURI(of item: ContentItem) -> String {
@@ -99,8 +94,13 @@ extension Node {
 
     func downloadReported(_ event: DownloadEvent) {
         switch event {
-        case .changed:
-            break
+        case let .changed(identifier):
+            guard let content, let downloads else { return }
+            Task {
+                let containers = await downloads.containers(listing: identifier)
+                guard !containers.isEmpty else { return }
+                content.mark(CatalogDiff(changedContainers: containers, updatedItems: 1))
+            }
         case let .finished(identifier, bytes):
             publishEvent(["type": "downloadFinished", "identifier": .string(identifier), "bytes": .number(Double(bytes))])
         case let .failed(identifier, message):

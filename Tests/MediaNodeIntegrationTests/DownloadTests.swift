@@ -28,6 +28,12 @@ struct DownloadTests {
         } ?? ""
     }
 
+    /// The first child's `downloadStatus` in a published node.
+    static func episodeStatus(_ node: JSONValue?) -> String? {
+        guard case let .array(children)? = node?["children"] else { return nil }
+        return children.first?["downloadStatus"]?.stringValue
+    }
+
     @Test("a downloaded episode plays with the HTTP server stopped, heard in the WAV; the copy is byte-identical")
     func downloadedEpisodePlaysOffline() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("download-offline")
@@ -36,6 +42,8 @@ struct DownloadTests {
             directory: directory, withLibrary: false, remoteCatalogs: [server.url("/feed.xml").absoluteString])
         let identifier = try await Self.episodeIdentifier(rig.database)
         #expect(!identifier.isEmpty)
+        // The feed's page shows the episode as not downloaded, then downloaded once the copy is in place.
+        _ = try await rig.waitForNode([0, 0]) { Self.episodeStatus($0) == "notDownloaded" }
 
         let reply = try await rig.request("download", #"{"id":"d","identifier":"\#(identifier)"}"#, id: "d")
         #expect(reply["status"] == "success", "\(reply.jsonString)")
@@ -43,6 +51,7 @@ struct DownloadTests {
         let size = try Data(contentsOf: episode).count
         #expect(finished["identifier"] == .string(identifier))
         #expect(finished["bytes"]?.numberValue == Double(size))
+        _ = try await rig.waitForNode([0, 0]) { Self.episodeStatus($0) == "downloaded" }
         let copies = try FileManager.default.contentsOfDirectory(at: directory.appendingPathComponent("downloads"),
                                                                  includingPropertiesForKeys: nil)
             .filter { $0.lastPathComponent != "partial" }

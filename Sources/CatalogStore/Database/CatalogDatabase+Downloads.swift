@@ -16,6 +16,8 @@ extension CatalogSchema {
                     fileName TEXT NOT NULL,
                     status TEXT NOT NULL,
                     bytes INTEGER NOT NULL DEFAULT 0,
+                    -- 0...1 while downloading, when the server said the size; what the tree shows.
+                    progress REAL,
                     message TEXT,
                     isAutomatic INTEGER NOT NULL DEFAULT 0,
                     requestedAt REAL NOT NULL,
@@ -52,6 +54,18 @@ extension CatalogDatabase: DownloadStore {
                     record.identifier, record.url, record.fileName, record.status.rawValue, record.bytes, record.message,
                     record.isAutomatic, record.requestedAt.timeIntervalSince1970, record.finishedAt?.timeIntervalSince1970,
                 ])
+        }
+    }
+
+    public func saveDownloadProgress(_ identifier: String, progress: Double?) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE download SET progress = ? WHERE identifier = ?", arguments: [progress, identifier])
+        }
+    }
+
+    public func containers(listing identifier: String) async throws -> Set<String> {
+        try await pool.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT DISTINCT parent FROM child WHERE identifier = ?", arguments: [identifier]))
         }
     }
 

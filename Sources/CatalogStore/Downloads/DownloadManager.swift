@@ -82,6 +82,11 @@ public final class DownloadManager: Sendable {
 
     public func record(for identifier: String) -> DownloadRecord? { state.withLock { $0.records[identifier] } }
 
+    /// The containers whose lists show `identifier`.
+    public func containers(listing identifier: String) async -> Set<String> {
+        (try? await store.containers(listing: identifier)) ?? []
+    }
+
     // MARK: - Requests
 
     /// Queues a copy of `url` for `identifier`; nothing when one is finished, queued or running. An
@@ -347,15 +352,19 @@ public final class DownloadManager: Sendable {
     /// Called on the transfer thread; reported on at most once a second per item.
     private func progressed(_ identifier: String, _ progress: HTTPTransferProgress) {
         let now = ContinuousClock.now
-        let report = state.withLock { state -> Bool in
+        let report = state.withLock { state -> Double?? in
             if let total = progress.expectedTotal, total > 0 {
                 state.progress[identifier] = min(1, Double(progress.offset + progress.received) / Double(total))
             }
-            if let last = state.lastReported[identifier], now - last < .seconds(1) { return false }
+            if let last = state.lastReported[identifier], now - last < .seconds(1) { return .none }
             state.lastReported[identifier] = now
-            return true
+            return .some(state.progress[identifier])
         }
-        if report { eventContinuation.yield(.changed(identifier)) }
+        guard case let .some(fraction) = report else { return }
+        Task { [store, eventContinuation] in
+            try? await store.saveDownloadProgress(identifier, progress: fraction)
+            eventContinuation.yield(.changed(identifier))
+        }
     }
 
     private func removeFiles(of record: DownloadRecord) {

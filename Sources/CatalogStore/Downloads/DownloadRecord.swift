@@ -64,6 +64,10 @@ public protocol DownloadStore: Sendable {
     func downloadRecords() async throws -> [DownloadRecord]
     func saveDownload(_ record: DownloadRecord) async throws
     func deleteDownload(_ identifier: String) async throws
+    /// How far a running download got (0...1), for the tree; nil when the size is unknown.
+    func saveDownloadProgress(_ identifier: String, progress: Double?) async throws
+    /// The containers whose lists show `identifier`, to republish when its status changes.
+    func containers(listing identifier: String) async throws -> Set<String>
 }
 
 /// What a download did, for the node to publish.
