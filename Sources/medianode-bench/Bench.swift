@@ -7,7 +7,7 @@ struct Bench: AsyncParsableCommand {
         abstract: "Measures MediaNode beside the floor: the same operation done directly, in the same run.",
         subcommands: [
             CommandRoundTrip.self, CommandEffect.self, ContentBench.self, CatalogImportBench.self,
-            CatalogScanBench.self, HTTPFetchBench.self, MemoryBench.self, MemoryFloor.self, NowPlayingBench.self, StartFloor.self,
+            CatalogScanBench.self, DownloadBench.self, HTTPFetchBench.self, MemoryBench.self, MemoryFloor.self, NowPlayingBench.self, StartFloor.self,
             TreeTrafficBench.self,
         ]
     )
