@@ -81,8 +81,16 @@ extension Node {
     /// Works the download queue and turns what it reports into events and tree updates.
     func startDownloads() -> [Task<Void, Never>] {
         guard let downloads else { return [] }
+        let newest = configuration.downloads.autoDownload
+        let changes = newest > 0 ? catalog?.changes() : nil
         return [
             Task { await downloads.run() },
+            // The newest episodes of each feed, at start and after every catalog change.
+            Task {
+                guard let changes else { return }
+                await downloads.autoDownload(newest: newest)
+                for await diff in changes where !diff.isEmpty { await downloads.autoDownload(newest: newest) }
+            },
             Task { [weak self] in
                 for await event in downloads.events {
                     guard let self else { return }

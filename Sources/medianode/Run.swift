@@ -57,6 +57,8 @@ struct Run: AsyncParsableCommand {
     var homeAssistant: String?
     @Option(name: .customLong("downloads-dir"), help: "Folder for downloaded episodes (default: downloads beside the database).")
     var downloadsDir: String?
+    @Option(name: .customLong("auto-download"), help: "Newest episodes of each podcast feed kept downloaded (default 3, 0: none).")
+    var autoDownload: Int?
     @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
     var config: String?
 
@@ -170,6 +172,8 @@ struct Run: AsyncParsableCommand {
             artworkSize: artworkSize ?? file.int("artwork-size") ?? 600, content: content,
             homeAssistantPrefix: try homeAssistantPrefix(file: file))
         configuration.downloads.directory = downloadsDir ?? file.string("downloads-dir")
+        configuration.downloads.autoDownload = autoDownload ?? file.int("auto-download") ?? configuration.downloads.autoDownload
+        guard configuration.downloads.autoDownload >= 0 else { throw ValidationError("--auto-download must be 0 or more") }
         return configuration
     }
 

@@ -97,4 +97,54 @@ struct DownloadTests {
         #expect(try await rig.database.downloadRecords().map(\.status) == [.notDownloaded])
         await rig.stop()
     }
+
+    @Test("automatic downloads: the newest 2 episodes of a feed, held back while the network is metered")
+    func automaticDownloadsWaitForAnUnmeteredNetwork() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("download-auto")
+        let server = try RangeHTTPServer()
+        defer { server.stop() }
+        var items = ""
+        for (index, day) in ["01", "02", "03"].enumerated() {
+            let episode = try AudioFixtures.writeToneSequence([(440 + 220 * index, 2)], named: "ep\(index).ogg", in: directory)
+            server.serve("/ep\(index).ogg", file: episode)
+            items += "<item><guid>ep\(index)</guid><title>Episode \(index)</title><pubDate>Mon, \(day) Jun 2026 08:00:00 GMT</pubDate>"
+                + "<enclosure url=\"\(server.url("/ep\(index).ogg").absoluteString)\" type=\"audio/ogg\"/></item>"
+        }
+        server.put("/feed.xml", body: "<rss version=\"2.0\"><channel><title>Daily</title>\(items)</channel></rss>")
+        // The vehicle says the network is metered before the node starts (retained).
+        let broker = try MosquittoBroker()
+        let vehicle = try TestMQTTClient(brokerURL: broker.url)
+        try await vehicle.connect()
+        try await vehicle.publish("medianode/car1/context", #"{"networkMetered":true}"#, retain: true)
+        let rig = try await ContentRig.start(
+            broker: broker, directory: directory, withLibrary: false,
+            remoteCatalogs: [server.url("/feed.xml").absoluteString], autoDownload: 2)
+
+        let deadline = ContinuousClock.now + .seconds(10)
+        var rows: [DownloadRecord] = []
+        while rows.count < 2, ContinuousClock.now < deadline {
+            rows = try await rig.database.downloadRecords()
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .seconds(1))
+        rows = try await rig.database.downloadRecords()
+        #expect(rows.count == 2 && rows.allSatisfy { $0.status == .queued && $0.isAutomatic }, "\(rows)")
+        #expect(server.requests().filter { $0.path.hasPrefix("/ep") }.isEmpty)
+
+        try await vehicle.publish("medianode/car1/context", #"{"networkMetered":false}"#, retain: true)
+        var finished: Set<String> = []
+        let end = ContinuousClock.now + .seconds(20)
+        while finished.count < 2, ContinuousClock.now < end {
+            finished = Set(await rig.running.events().filter { $0["type"] == "downloadFinished" }
+                .compactMap { $0["identifier"]?.stringValue })
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        // The two newest by publication date: episodes 2 and 1, never the oldest.
+        let fetched = Set(server.requests().map(\.path).filter { $0.hasPrefix("/ep") })
+        #expect(fetched == ["/ep1.ogg", "/ep2.ogg"])
+        #expect(finished.count == 2)
+        #expect(try await rig.database.downloadRecords().allSatisfy { $0.status == .downloaded })
+        await vehicle.disconnect()
+        await rig.stop()
+    }
 }

@@ -69,6 +69,28 @@ extension CatalogDatabase: DownloadStore {
         }
     }
 
+    public func newestEpisodes(perFeed count: Int) async throws -> [(identifier: String, url: String)] {
+        guard count > 0 else { return [] }
+        return try await pool.read { db in
+            // A feed lists its episodes newest first; a release date, when the feed gives one, wins.
+            let feeds = try String.fetchAll(db, sql: "SELECT identifier FROM child WHERE parent = ? ORDER BY position",
+                                            arguments: [ContentItem.Section.podcasts])
+            var episodes: [(identifier: String, url: String)] = []
+            for feed in feeds {
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT item.identifier, item.uri FROM child JOIN item ON item.identifier = child.identifier
+                    WHERE child.parent = ? AND item.isPlayable = 1 AND item.isContainer = 0
+                        AND (item.uri LIKE 'http://%' OR item.uri LIKE 'https://%')
+                        AND NOT (item.isStreamingContent = 1 AND item.duration IS NULL)
+                    ORDER BY item.releaseDate IS NULL, item.releaseDate DESC, child.position
+                    LIMIT ?
+                    """, arguments: [feed, count])
+                episodes += rows.map { (identifier: $0[0], url: $0[1]) }
+            }
+            return episodes
+        }
+    }
+
     public func deleteDownload(_ identifier: String) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM download WHERE identifier = ?", arguments: [identifier])

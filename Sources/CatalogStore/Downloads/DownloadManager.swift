@@ -113,6 +113,19 @@ public final class DownloadManager: Sendable {
         wakeContinuation.yield()
     }
 
+    /// Queues the newest `count` episodes of each feed that have no row yet (an episode the listener deleted
+    /// keeps its row, so it is not fetched again); they wait while the network is metered.
+    public func autoDownload(newest count: Int) async {
+        guard count > 0 else { return }
+        do {
+            for episode in try await store.newestEpisodes(perFeed: count) where record(for: episode.identifier) == nil {
+                try await download(identifier: episode.identifier, url: episode.url, automatic: true)
+            }
+        } catch {
+            logger.warning("could not choose episodes to download: \(error)")
+        }
+    }
+
     /// Deletes the copy (finished or partial) and stops a running transfer; the row stays as `notDownloaded`
     /// so automatic downloads do not fetch it again.
     public func delete(identifier: String) async throws {

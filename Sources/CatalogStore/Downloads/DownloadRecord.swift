@@ -68,6 +68,8 @@ public protocol DownloadStore: Sendable {
     func saveDownloadProgress(_ identifier: String, progress: Double?) async throws
     /// The containers whose lists show `identifier`, to republish when its status changes.
     func containers(listing identifier: String) async throws -> Set<String>
+    /// The newest `count` remote episodes of each podcast feed, for automatic downloads.
+    func newestEpisodes(perFeed count: Int) async throws -> [(identifier: String, url: String)]
 }
 
 /// What a download did, for the node to publish.
