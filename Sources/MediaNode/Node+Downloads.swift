@@ -81,6 +81,8 @@ extension Node {
     /// Works the download queue and turns what it reports into events and tree updates.
     func startDownloads() -> [Task<Void, Never>] {
         guard let downloads else { return [] }
+        let content = self.content
+        downloads.setQuota(configuration.downloads.quota) { identifier in content?.loadedIdentifier == identifier }
         let newest = configuration.downloads.autoDownload
         let changes = newest > 0 ? catalog?.changes() : nil
         return [

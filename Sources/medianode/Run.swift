@@ -59,6 +59,8 @@ struct Run: AsyncParsableCommand {
     var downloadsDir: String?
     @Option(name: .customLong("auto-download"), help: "Newest episodes of each podcast feed kept downloaded (default 3, 0: none).")
     var autoDownload: Int?
+    @Option(name: .customLong("downloads-quota"), help: "Bytes the downloaded copies may take (default 2 GiB).")
+    var downloadsQuota: Int64?
     @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
     var config: String?
 
@@ -173,6 +175,10 @@ struct Run: AsyncParsableCommand {
             homeAssistantPrefix: try homeAssistantPrefix(file: file))
         configuration.downloads.directory = downloadsDir ?? file.string("downloads-dir")
         configuration.downloads.autoDownload = autoDownload ?? file.int("auto-download") ?? configuration.downloads.autoDownload
+        if let quota = downloadsQuota ?? file.int("downloads-quota").map(Int64.init) {
+            guard quota > 0 else { throw ValidationError("--downloads-quota must be positive") }
+            configuration.downloads.quota = quota
+        }
         guard configuration.downloads.autoDownload >= 0 else { throw ValidationError("--auto-download must be 0 or more") }
         return configuration
     }

@@ -199,6 +199,41 @@ struct DownloadManagerTests {
         #expect(try await scratch.database.downloadRecords().map(\.identifier) == ["kept"])
     }
 
+    @Test("over the quota: a copy played to the end goes first, then the oldest download; never the loaded item")
+    func quotaEvictionOrder() async throws {
+        let scratch = try Scratch("download-quota")
+        defer { scratch.remove() }
+        let server = try RangeHTTPServer()
+        defer { server.stop() }
+        let source = scratch.root.appendingPathComponent("source.mp3")
+        try Self.pattern(1_000_000).write(to: source)
+        for name in ["a", "b", "c", "d", "e"] { server.serve("/\(name).mp3", file: source, contentType: "audio/mpeg") }
+
+        let manager = scratch.manager()
+        // Room for three copies; "a" is the loaded item.
+        manager.setQuota(3_500_000) { $0 == "a" }
+        let log = EventLog(manager)
+        let run = Task { await manager.run() }
+        defer { run.cancel() }
+        for (index, name) in ["a", "b", "c"].enumerated() {
+            try await manager.download(identifier: name, url: server.url("/\(name).mp3").absoluteString)
+            _ = await log.wait(Self.isEnd, index: index)
+        }
+        #expect(Set(manager.downloaded().map(\.identifier)) == ["a", "b", "c"])
+        // "c" was played to the end: it goes first, although "b" is older.
+        try await scratch.database.savePlaybackPosition(PlaybackPosition(elapsed: 60, duration: 60, updatedAt: 0), for: "c")
+        try await manager.download(identifier: "d", url: server.url("/d.mp3").absoluteString)
+        _ = await log.wait(Self.isEnd, index: 3)
+        #expect(Set(manager.downloaded().map(\.identifier)) == ["a", "b", "d"])
+        // Then the oldest download, passing over the loaded item.
+        try await manager.download(identifier: "e", url: server.url("/e.mp3").absoluteString)
+        _ = await log.wait(Self.isEnd, index: 4)
+        #expect(Set(manager.downloaded().map(\.identifier)) == ["a", "d", "e"])
+        #expect(manager.status(of: "b").0 == .notDownloaded && manager.status(of: "c").0 == .notDownloaded)
+        let copies = try FileManager.default.contentsOfDirectory(atPath: scratch.downloads.path).filter { $0 != "partial" }
+        #expect(copies.count == 3)
+    }
+
     static func size(_ url: URL) -> Int64 {
         (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? 0
     }

@@ -91,6 +91,21 @@ extension CatalogDatabase: DownloadStore {
         }
     }
 
+    public func playedToEnd(among identifiers: [String]) async throws -> [String: String?] {
+        guard !identifiers.isEmpty else { return [:] }
+        return try await pool.read { db in
+            // Within 5 s of the end counts as the end, as a replay that starts over does.
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT position.identifier, item.releaseDate FROM playback_position AS position
+                LEFT JOIN item ON item.identifier = position.identifier
+                WHERE position.identifier IN (\(Self.placeholders(identifiers.count)))
+                    AND COALESCE(position.duration, item.duration) IS NOT NULL
+                    AND position.elapsed >= COALESCE(position.duration, item.duration) - 5
+                """, arguments: StatementArguments(identifiers))
+            return Dictionary(rows.map { ($0[0] as String, $0[1] as String?) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
     public func deleteDownload(_ identifier: String) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM download WHERE identifier = ?", arguments: [identifier])

@@ -70,6 +70,9 @@ public protocol DownloadStore: Sendable {
     func containers(listing identifier: String) async throws -> Set<String>
     /// The newest `count` remote episodes of each podcast feed, for automatic downloads.
     func newestEpisodes(perFeed count: Int) async throws -> [(identifier: String, url: String)]
+    /// Which of `identifiers` were played to the end, with their publication dates (quota eviction goes
+    /// through them first).
+    func playedToEnd(among identifiers: [String]) async throws -> [String: String?]
 }
 
 /// What a download did, for the node to publish.
