@@ -46,7 +46,7 @@ struct RetainedStateTests {
             "changeShuffleMode", "rating", "like", "dislike", "bookmark", "enableLanguageOption",
             "disableLanguageOption", "playItem", "prepareQueue", "browse", "contentItem", "interrupt",
             // Version 1.1
-            "changeVolume", "mute", "addToQueue", "removeFromQueue", "moveQueueItem",
+            "changeVolume", "mute", "addToQueue", "removeFromQueue", "moveQueueItem", "download",
         ]
         for name in names {
             #expect(document[name]?["enabled"]?.boolValue != nil, "\(name) has no enabled flag")
