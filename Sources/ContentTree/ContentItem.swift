@@ -113,5 +113,7 @@ extension ContentItem {
         public static let library = "section:library"
         public static let podcasts = "section:podcasts"
         public static let radio = "section:radio"
+        /// Local copies, newest finished first; made the first time the node downloads anything.
+        public static let downloads = "section:downloads"
     }
 }

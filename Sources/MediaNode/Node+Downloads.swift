@@ -86,7 +86,11 @@ extension Node {
         let newest = configuration.downloads.autoDownload
         let changes = newest > 0 ? catalog?.changes() : nil
         return [
-            Task { await downloads.run() },
+            Task {
+                // An empty Downloads section says "no media", not "loading": nothing is on its way.
+                await self.setSectionStatus(.noMedia, for: ContentItem.Section.downloads)
+                await downloads.run()
+            },
             // The newest episodes of each feed, at start and after every catalog change.
             Task {
                 guard let changes else { return }

@@ -90,11 +90,22 @@ struct DownloadTests {
         _ = try await rig.request("download", #"{"id":"d","identifier":"\#(identifier)"}"#, id: "d")
         try await rig.running.waitForEvent("downloadFinished", timeout: 20) { $0["type"] == "downloadFinished" }
         #expect(try await rig.database.downloadRecords().map(\.status) == [.downloaded])
+        // The root gained a Downloads section after Library and Podcasts, listing the copy.
+        let section = try await rig.waitForNode([2]) { node in
+            guard case let .array(children)? = node?["children"] else { return false }
+            return children.count == 1 && children[0]["identifier"] == .string(identifier)
+        }
+        #expect(section?["item"]?["identifier"] == "section:downloads")
         let deleted = try await rig.request("download", #"{"id":"x","identifier":"\#(identifier)","isNegative":true}"#, id: "x")
         #expect(deleted["status"] == "success")
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("downloads").path)
         #expect(left == ["partial"])
         #expect(try await rig.database.downloadRecords().map(\.status) == [.notDownloaded])
+        // With nothing downloaded the section holds a status item (S25), never an empty list.
+        _ = try await rig.waitForNode([2]) { node in
+            guard case let .array(children)? = node?["children"] else { return false }
+            return children.count == 1 && children[0]["identifier"] == "status:noMedia"
+        }
         await rig.stop()
     }
 

@@ -106,6 +106,38 @@ extension CatalogDatabase: DownloadStore {
         }
     }
 
+    public func listDownloads(_ identifiers: [String]) async throws {
+        let section = ContentItem.Section.downloads
+        let diff = try await pool.write { db -> CatalogDiff in
+            var diff = CatalogDiff(changedContainers: [section])
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM item WHERE identifier = ?", arguments: [section]) == nil {
+                let item = ContentItem.container(section, title: "Downloads")
+                try db.execute(
+                    sql: "INSERT INTO item (\(CatalogSchema.itemColumns)) VALUES (\(Self.placeholders(25)))",
+                    arguments: item.rowArguments(source: nil, digest: item.storedDigest))
+                let rowid = db.lastInsertedRowID
+                try db.execute(
+                    sql: Self.insertChildSQL,
+                    arguments: [ContentItem.rootIdentifier, Self.pendingPosition, section, nil as String?, rowid])
+                // Not one of the source sections: it sorts after them.
+                try Self.renumberMount(ContentItem.rootIdentifier, in: db)
+                diff = CatalogDiff(addedContainers: [section], changedContainers: [ContentItem.rootIdentifier], addedItems: 1)
+            }
+            try db.execute(sql: "DELETE FROM child WHERE parent = ?", arguments: [section])
+            let insert = try ChildInsert(db)
+            var position = 0
+            for identifier in identifiers {
+                guard let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM item WHERE identifier = ?", arguments: [identifier])
+                else { continue }
+                try insert.run(parent: section, position: position, child: identifier, source: nil, rowid: rowid)
+                position += 1
+            }
+            try db.execute(sql: "UPDATE item SET childCount = ? WHERE identifier = ?", arguments: [position, section])
+            return diff
+        }
+        broadcaster.publish(diff)
+    }
+
     public func deleteDownload(_ identifier: String) async throws {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM download WHERE identifier = ?", arguments: [identifier])

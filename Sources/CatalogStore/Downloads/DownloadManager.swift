@@ -145,6 +145,7 @@ public final class DownloadManager: Sendable {
         await task?.value
         removeFiles(of: record)
         try await store.saveDownload(record)
+        await listDownloaded()
         eventContinuation.yield(.changed(identifier))
         wakeContinuation.yield()
     }
@@ -259,7 +260,17 @@ public final class DownloadManager: Sendable {
             state.restored = true
         }
         for identifier in records.keys { eventContinuation.yield(.changed(identifier)) }
+        if !records.isEmpty { await listDownloaded() }
         wakeContinuation.yield()
+    }
+
+    /// Brings the Downloads section up to date with the finished copies.
+    func listDownloaded() async {
+        do {
+            try await store.listDownloads(downloaded().map(\.identifier))
+        } catch {
+            logger.warning("could not list the downloads in the tree: \(error)")
+        }
     }
 
     /// Starts queued downloads, oldest request first, while fewer than `parallel` run.
@@ -345,6 +356,7 @@ public final class DownloadManager: Sendable {
             eventContinuation.yield(.changed(record.identifier))
             eventContinuation.yield(.finished(identifier: record.identifier, bytes: bytes))
             await enforceQuota(keeping: record.identifier)
+            await listDownloaded()
         case let .failure(error) where error is CancellationError:
             // Deleted (files already gone) or paused for a metered network: queued again, the partial kept.
             let paused = state.withLock { state -> Bool in

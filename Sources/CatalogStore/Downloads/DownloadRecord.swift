@@ -73,6 +73,8 @@ public protocol DownloadStore: Sendable {
     /// Which of `identifiers` were played to the end, with their publication dates (quota eviction goes
     /// through them first).
     func playedToEnd(among identifiers: [String]) async throws -> [String: String?]
+    /// Lists the finished copies (newest first) in the tree's Downloads section.
+    func listDownloads(_ identifiers: [String]) async throws
 }
 
 /// What a download did, for the node to publish.
