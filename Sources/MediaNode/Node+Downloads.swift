@@ -84,18 +84,22 @@ extension Node {
         let content = self.content
         downloads.setQuota(configuration.downloads.quota) { identifier in content?.loadedIdentifier == identifier }
         let newest = configuration.downloads.autoDownload
-        let changes = newest > 0 ? catalog?.changes() : nil
+        let changes = catalog?.changes()
         return [
             Task {
                 // An empty Downloads section says "no media", not "loading": nothing is on its way.
                 await self.setSectionStatus(.noMedia, for: ContentItem.Section.downloads)
                 await downloads.run()
             },
-            // The newest episodes of each feed, at start and after every catalog change.
+            // After a source's refresh: the Downloads section follows the catalog's rows, and the newest episodes
+            // of each feed are queued (at start too). The section's own changes have no source: no loop.
             Task {
                 guard let changes else { return }
                 await downloads.autoDownload(newest: newest)
-                for await diff in changes where !diff.isEmpty { await downloads.autoDownload(newest: newest) }
+                for await diff in changes where !diff.isEmpty && diff.sourceIdentifier != nil {
+                    await downloads.listDownloaded()
+                    await downloads.autoDownload(newest: newest)
+                }
             },
             Task { [weak self] in
                 for await event in downloads.events {

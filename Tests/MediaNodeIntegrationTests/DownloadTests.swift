@@ -158,4 +158,34 @@ struct DownloadTests {
         await vehicle.disconnect()
         await rig.stop()
     }
+
+    @Test("a feed that drops a downloaded episode: the Downloads section no longer lists it after the refresh")
+    func sectionFollowsRefreshes() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("download-refresh")
+        let (server, _) = try Self.podcastServer(in: directory)
+        defer { server.stop() }
+        let feed = server.url("/feed.xml").absoluteString
+        let rig = try await ContentRig.start(directory: directory, withLibrary: false, remoteCatalogs: [feed])
+        let identifier = try await Self.episodeIdentifier(rig.database)
+        _ = try await rig.request("download", #"{"id":"d","identifier":"\#(identifier)"}"#, id: "d")
+        try await rig.running.waitForEvent("downloadFinished", timeout: 20) { $0["type"] == "downloadFinished" }
+        // Podcasts [0], Downloads [1].
+        let listed = try await rig.waitForNode([1], timeout: .seconds(10)) { Self.firstChild($0) == identifier }
+        #expect(listed != nil)
+
+        server.put("/feed.xml", body: """
+            <rss version="2.0"><channel><title>Offline Show</title><item><guid>ep2</guid><title>Episode Two</title>\
+            <enclosure url="\(server.url("/episode.ogg").absoluteString)" type="audio/ogg"/></item></channel></rss>
+            """)
+        let provider = try RemoteCatalogProvider(location: feed, fetcher: StandardCatalogFetcher())
+        let report = await CatalogRefresher(database: rig.database).refresh(provider)
+        let section = try await rig.waitForNode([1], timeout: .seconds(10)) { Self.firstChild($0) == "status:noMedia" }
+        #expect(section?["item"]?["identifier"] == "section:downloads", "refresh: \(report)")
+        await rig.stop()
+    }
+
+    static func firstChild(_ node: JSONValue?) -> String? {
+        guard case let .array(children)? = node?["children"] else { return nil }
+        return children.first?["identifier"]?.stringValue
+    }
 }

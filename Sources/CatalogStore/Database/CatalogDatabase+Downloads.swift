@@ -123,19 +123,28 @@ extension CatalogDatabase: DownloadStore {
                 try Self.renumberMount(ContentItem.rootIdentifier, in: db)
                 diff = CatalogDiff(addedContainers: [section], changedContainers: [ContentItem.rootIdentifier], addedItems: 1)
             }
+            // Only items the catalog still holds (a feed may have dropped an episode), by their current rows.
+            var listed: [(String, Int64)] = []
+            for identifier in identifiers {
+                if let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM item WHERE identifier = ?", arguments: [identifier]) {
+                    listed.append((identifier, rowid))
+                }
+            }
+            let current = try Row.fetchAll(
+                db, sql: "SELECT identifier, itemRowid FROM child WHERE parent = ? ORDER BY position", arguments: [section])
+                .map { ($0[0] as String, $0[1] as Int64?) }
+            if diff.addedContainers.isEmpty, current.map(\.0) == listed.map(\.0), current.map(\.1) == listed.map(\.1) {
+                return CatalogDiff()
+            }
             try db.execute(sql: "DELETE FROM child WHERE parent = ?", arguments: [section])
             let insert = try ChildInsert(db)
-            var position = 0
-            for identifier in identifiers {
-                guard let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM item WHERE identifier = ?", arguments: [identifier])
-                else { continue }
-                try insert.run(parent: section, position: position, child: identifier, source: nil, rowid: rowid)
-                position += 1
+            for (position, entry) in listed.enumerated() {
+                try insert.run(parent: section, position: position, child: entry.0, source: nil, rowid: entry.1)
             }
-            try db.execute(sql: "UPDATE item SET childCount = ? WHERE identifier = ?", arguments: [position, section])
+            try db.execute(sql: "UPDATE item SET childCount = ? WHERE identifier = ?", arguments: [listed.count, section])
             return diff
         }
-        broadcaster.publish(diff)
+        if !diff.isEmpty { broadcaster.publish(diff) }
     }
 
     public func deleteDownload(_ identifier: String) async throws {

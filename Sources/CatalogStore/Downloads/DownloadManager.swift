@@ -264,8 +264,9 @@ public final class DownloadManager: Sendable {
         wakeContinuation.yield()
     }
 
-    /// Brings the Downloads section up to date with the finished copies.
-    func listDownloaded() async {
+    /// Brings the Downloads section up to date with the finished copies (and the catalog's rows, after a
+    /// refresh); does nothing when it already is.
+    public func listDownloaded() async {
         do {
             try await store.listDownloads(downloaded().map(\.identifier))
         } catch {
