@@ -234,6 +234,32 @@ struct DownloadManagerTests {
         #expect(copies.count == 3)
     }
 
+    @Test("killed after the last byte but before the rename: the 416 to the Range request restarts the download whole")
+    func wholePartialStartsOver() async throws {
+        let scratch = try Scratch("download-416")
+        defer { scratch.remove() }
+        let server = try RangeHTTPServer()
+        defer { server.stop() }
+        let body = Self.pattern(300_000)
+        let source = scratch.root.appendingPathComponent("source.mp3")
+        try body.write(to: source)
+        server.serve("/done.mp3", file: source, contentType: "audio/mpeg")
+        let url = server.url("/done.mp3").absoluteString
+        let name = DownloadRecord.fileName(identifier: "done", url: url)
+        try await scratch.database.saveDownload(DownloadRecord(identifier: "done", url: url, fileName: name, status: .downloading))
+        let manager = scratch.manager()
+        try FileManager.default.createDirectory(at: manager.partialDirectory, withIntermediateDirectories: true)
+        try body.write(to: manager.partialDirectory.appendingPathComponent(name + ".part"))
+
+        let log = EventLog(manager)
+        let run = Task { await manager.run() }
+        defer { run.cancel() }
+        let end = await log.wait(Self.isEnd)
+        #expect(end == .finished(identifier: "done", bytes: Int64(body.count)))
+        #expect(try manager.localFile(for: "done").map { try Data(contentsOf: $0) } == body)
+        #expect(server.requests().map(\.range) == ["bytes=300000-", nil])
+    }
+
     static func size(_ url: URL) -> Int64 {
         (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? 0
     }

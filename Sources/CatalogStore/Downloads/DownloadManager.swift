@@ -238,7 +238,8 @@ public final class DownloadManager: Sendable {
                     try await store.deleteDownload(record.identifier)
                     continue
                 }
-            case .downloading:
+            case .downloading, .failed:
+                // Tried again at every start: a failure is often the network of the moment.
                 record.status = .queued
                 try await store.saveDownload(record)
             default: break
@@ -246,7 +247,7 @@ public final class DownloadManager: Sendable {
             records[record.identifier] = record
         }
         let finished = Set(records.values.filter { $0.status == .downloaded }.map(\.fileName))
-        let pending = Set(records.values.filter { $0.status == .queued || $0.status == .failed }.map { $0.fileName + ".part" })
+        let pending = Set(records.values.filter { $0.status == .queued }.map { $0.fileName + ".part" })
         for name in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] 
             where DownloadRecord.isManagedName(name) && !finished.contains(name) {
             try? manager.removeItem(at: directory.appendingPathComponent(name))
@@ -370,6 +371,19 @@ public final class DownloadManager: Sendable {
                 try? await store.saveDownload(record)
                 eventContinuation.yield(.changed(record.identifier))
             }
+        case .failure(DownloadError.status(416)) where FileManager.default.fileExists(atPath: partial.path):
+            // The partial file is as long as the resource or longer (a kill after the last byte, before the
+            // rename, or a file changed on the server): start over, without a Range request.
+            try? FileManager.default.removeItem(at: partial)
+            record.status = .queued
+            record.bytes = 0
+            let requeued = state.withLock { state -> Bool in
+                state.running[record.identifier] = nil
+                guard state.records[record.identifier]?.status == .downloading else { return false }
+                state.records[record.identifier] = record
+                return true
+            }
+            if requeued { try? await store.saveDownload(record) }
         case let .failure(error):
             // A network loss keeps the bytes for a Range request; a wrong answer leaves nothing behind.
             let retryable: Bool
