@@ -260,6 +260,34 @@ struct DownloadManagerTests {
         #expect(server.requests().map(\.range) == ["bytes=300000-", nil])
     }
 
+    @Test("a full disk ends the download failed with ENOSPC's words, leaving no partial or finished copy",
+          .enabled(if: ScratchMount.isAvailable, "\(ScratchMount.unavailableReason)"))
+    func fullDiskFails() async throws {
+        let scratch = try Scratch("download-enospc")
+        defer { scratch.remove() }
+        let mount = try ScratchMount(bytes: 1 << 20)
+        defer { mount.unmount() }
+        let server = try RangeHTTPServer()
+        defer { server.stop() }
+        let source = scratch.root.appendingPathComponent("source.mp3")
+        try Self.pattern(3_000_000).write(to: source)
+        server.serve("/big.mp3", file: source, contentType: "audio/mpeg")
+
+        let manager = DownloadManager(directory: mount.directory.appendingPathComponent("downloads"), store: scratch.database)
+        let log = EventLog(manager)
+        let run = Task { await manager.run() }
+        defer { run.cancel() }
+        try await manager.download(identifier: "big", url: server.url("/big.mp3").absoluteString)
+        let end = await log.wait(Self.isEnd)
+        guard case let .failed(_, message)? = end else {
+            Issue.record("the download ended with \(String(describing: end))")
+            return
+        }
+        #expect(message.contains("No space left on device"), "\(message)")
+        #expect(manager.localFile(for: "big") == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: manager.partialDirectory.path).isEmpty)
+    }
+
     static func size(_ url: URL) -> Int64 {
         (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? 0
     }
