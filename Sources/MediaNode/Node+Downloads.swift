@@ -95,6 +95,10 @@ extension Node {
             // of each feed are queued (at start too). The section's own changes have no source: no loop.
             Task {
                 guard let changes else { return }
+                // Background work with no hurry: after the start, and after a moment in which a retained
+                // P/context saying the network is metered arrives first.
+                await self.initialStatePublished.wait()
+                try? await Task.sleep(for: .seconds(2))
                 await downloads.autoDownload(newest: newest)
                 for await diff in changes where !diff.isEmpty && diff.sourceIdentifier != nil {
                     await downloads.listDownloaded()
