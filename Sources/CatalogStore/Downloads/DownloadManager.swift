@@ -320,10 +320,11 @@ public final class DownloadManager: Sendable {
                 logger.error("a finished download could not be recorded: \(error)", metadata: ["identifier": "\(record.identifier)"])
             }
             logger.info("downloaded", metadata: ["identifier": "\(record.identifier)", "bytes": "\(bytes)"])
-            eventContinuation.yield(.changed(record.identifier))
-            eventContinuation.yield(.finished(identifier: record.identifier, bytes: bytes))
+            // Settled before it is announced: whoever hears `finished` sees the folder within the quota.
             await enforceQuota(keeping: record.identifier)
             await listDownloaded()
+            eventContinuation.yield(.changed(record.identifier))
+            eventContinuation.yield(.finished(identifier: record.identifier, bytes: bytes))
         case let .failure(error) where error is CancellationError:
             // Deleted (files already gone) or paused for a metered network: queued again, the partial kept.
             let paused = state.withLock { state -> Bool in
