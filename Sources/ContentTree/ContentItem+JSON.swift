@@ -11,12 +11,15 @@ extension ContentItem {
                 "width": .number(Double(format.width)), "height": .number(Double(format.height)),
             ]
         }
-        return [
+        var fields: [String: JSONValue] = [
             "identifier": .string(identifier), "title": .string(title), "subtitle": JSONValue(subtitle),
             "artwork": artwork, "playbackProgress": .number(playbackProgress), "isContainer": .bool(isContainer),
             "isPlayable": .bool(isPlayable), "isStreamingContent": .bool(isStreamingContent),
             "isExplicitContent": .bool(isExplicitContent),
         ]
+        if let status = shownDownloadStatus { fields["downloadStatus"] = .string(status.rawValue) }
+        if let downloadProgress { fields["downloadProgress"] = .number(downloadProgress) }
+        return .object(fields)
     }
 }
 
@@ -36,6 +39,14 @@ extension ContentItem {
             writer.raw("}")
         } else {
             writer.null()
+        }
+        if let downloadProgress {
+            writer.raw(",\"downloadProgress\":")
+            writer.number(downloadProgress)
+        }
+        if let status = shownDownloadStatus {
+            writer.raw(",\"downloadStatus\":")
+            writer.string(status.rawValue)
         }
         writer.raw(",\"identifier\":")
         writer.string(identifier)

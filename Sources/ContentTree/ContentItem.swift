@@ -43,6 +43,10 @@ public struct ContentItem: Sendable, Hashable, Codable {
     /// The item's natural container (an album for a track, the feed for an episode): the queue `playItem`
     /// builds when the item is reached by identifier alone.
     public var containerIdentifier: String?
+    /// The local copy's state from the downloads' rows; nil when there is no row (see `shownDownloadStatus`).
+    public var downloadStatus: DownloadStatus?
+    /// 0...1 while downloading, when the size is known.
+    public var downloadProgress: Double?
 
     public init(
         identifier: String, title: String, subtitle: String? = nil, artworkKey: String? = nil,
@@ -109,5 +113,7 @@ extension ContentItem {
         public static let library = "section:library"
         public static let podcasts = "section:podcasts"
         public static let radio = "section:radio"
+        /// Local copies, newest finished first; made the first time the node downloads anything.
+        public static let downloads = "section:downloads"
     }
 }

@@ -168,7 +168,7 @@ extension Node {
             if duration.map({ saved.elapsed < $0 - 5 }) ?? true { start = saved.elapsed }
         }
         return QueueItem(
-            identifier: item.identifier, uri: item.uri ?? "", title: item.title, artist: item.artist,
+            identifier: item.identifier, uri: playableURI(of: item), title: item.title, artist: item.artist,
             albumTitle: item.albumTitle, duration: item.duration, isLiveStream: isLive,
             containerIdentifier: container, startPosition: start, userInfo: Self.nowPlayingUserInfo(item))
     }

@@ -72,6 +72,7 @@ extension Node {
 
     /// Adopts the vehicle's content limits (S22) and republishes what they affect.
     func applyContext(_ payload: [UInt8]) async {
+        applyNetworkContext(payload)
         guard let content else { return }
         do {
             let document = try JSONValue(parsing: payload)

@@ -40,6 +40,8 @@ public final class Node: Sendable {
     let volumeMemory: (any VolumeMemory)?
     /// Whether saving positions fails now (a full or read-only disk), so it is logged once, not each time.
     let progressSaveFailures = FailureEpisode()
+    /// Local copies for offline listening, when the node has a catalog file to keep their rows.
+    let downloads: DownloadManager?
 
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.
@@ -51,8 +53,10 @@ public final class Node: Sendable {
     public init(configuration: NodeConfiguration, transport: any MessageTransport, engine: (any AudioEngine)? = nil,
                 catalog: (any ContentCatalog)? = nil, artworkStore: (any ArtworkStore)? = nil,
                 retainedMemory: (any RetainedTopicMemory)? = nil, volumeMemory: (any VolumeMemory)? = nil,
-                commandCenter: RemoteCommandCenter? = nil, logger: Logger = Logger(label: "medianode")) {
+                commandCenter: RemoteCommandCenter? = nil, downloads: DownloadManager? = nil,
+                logger: Logger = Logger(label: "medianode")) {
         self.configuration = configuration
+        self.downloads = downloads
         self.transport = transport
         self.engine = engine
         self.catalog = catalog
@@ -79,6 +83,7 @@ public final class Node: Sendable {
         self.content = Self.makeContent(catalog: catalog, configuration: configuration)
         if let playback { registerPlaybackCommands(playback) }
         if let content { registerContentCommands(content) }
+        if let content, let downloads { registerDownloadCommands(content, downloads: downloads) }
     }
 
     /// A node on the SQLite catalog cache, which is also where its pictures and retained topics are kept.
@@ -87,6 +92,9 @@ public final class Node: Sendable {
                             commandCenter: RemoteCommandCenter? = nil, logger: Logger = Logger(label: "medianode")) {
         self.init(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
                   artworkStore: catalog, retainedMemory: catalog, volumeMemory: catalog, commandCenter: commandCenter,
+                  downloads: DownloadManager(
+                    directory: configuration.downloads.directory(besideDatabase: catalog.path), store: catalog,
+                    logger: logger),
                   logger: logger)
     }
 
@@ -131,7 +139,7 @@ public final class Node: Sendable {
             for await _ in commandCenter.changes { self.publishCapabilities() }
         }
         defer { capabilityUpdates.cancel() }
-        let playbackTasks = startPlayback() + startContent()
+        let playbackTasks = startPlayback() + startContent() + startDownloads()
         defer { for task in playbackTasks { task.cancel() } }
         if content == nil { initialStatePublished.open() }
         transport.start()

@@ -32,6 +32,8 @@ public struct NodeConfiguration: Sendable {
     public var replyDeadline: Duration
     /// Home Assistant's discovery prefix (`--homeassistant`); nil publishes no discovery.
     public var homeAssistantPrefix: String?
+    /// The downloads folder, quota and automatic downloads.
+    public var downloads = DownloadSettings()
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), fallbackBrokers: [BrokerURL] = [],

@@ -52,6 +52,8 @@ final class NodeContent: Sendable {
         /// The state and item of the last snapshot, to notice a pause.
         var lastState: PlaybackState = .stopped
         var durations: [String: Double] = [:]
+        /// The loaded item, which the downloads quota never evicts.
+        var loadedIdentifier: String?
     }
 
     init(manager: PlayableContentManager, settings: ContentSettings) {
@@ -104,13 +106,18 @@ final class NodeContent: Sendable {
     /// Records a snapshot; returns the state before it.
     func follow(_ snapshot: PlaybackSnapshot) -> PlaybackState {
         state.withLock { state in
-            defer { state.lastState = snapshot.state }
+            defer {
+                state.lastState = snapshot.state
+                state.loadedIdentifier = snapshot.item?.identifier
+            }
             if let item = snapshot.item, let duration = snapshot.duration ?? item.duration {
                 state.durations = [item.identifier: duration]
             }
             return state.lastState
         }
     }
+
+    var loadedIdentifier: String? { state.withLock { $0.loadedIdentifier } }
 
     func duration(of identifier: String) -> Double? { state.withLock { $0.durations[identifier] } }
 

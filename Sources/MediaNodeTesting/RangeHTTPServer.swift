@@ -38,6 +38,12 @@ public final class RangeHTTPServer: @unchecked Sendable {
         _ = child.send(["op": "slow", "path": path, "seconds": seconds])
     }
 
+    /// From now on `path`'s bodies go out at about `bytesPerSecond` (0: at full speed), so a client can be
+    /// stopped mid-body.
+    public func throttle(_ path: String, bytesPerSecond: Int) {
+        _ = child.send(["op": "throttle", "path": path, "bytesPerSecond": bytesPerSecond])
+    }
+
     public func requests() -> [LoggedRequest] {
         let reply = child.send(["op": "log"])
         return (reply["log"] as? [[String: Any]] ?? []).map { entry in

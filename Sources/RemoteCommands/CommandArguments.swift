@@ -54,6 +54,16 @@ public struct SearchRequest: Sendable, Equatable {
 }
 
 /// addToQueue's payload: playable items or containers (their playable children), and where they go.
+/// `download`: the item or container whose local copies to keep, or with `isNegative` to delete.
+public struct DownloadRequest: Sendable, Equatable {
+    public var identifier: String
+    public var isNegative: Bool
+    public init(identifier: String, isNegative: Bool = false) {
+        self.identifier = identifier
+        self.isNegative = isNegative
+    }
+}
+
 public struct QueueAddRequest: Sendable, Equatable {
     public enum Position: String, Sendable, CaseIterable {
         /// Right after the current item.

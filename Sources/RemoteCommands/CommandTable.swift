@@ -18,6 +18,7 @@ public enum CommandTable {
         RemoteCommand.search, RemoteCommand.interrupt,
         RemoteCommand.changeVolume, RemoteCommand.mute,
         RemoteCommand.addToQueue, RemoteCommand.removeFromQueue, RemoteCommand.moveQueueItem,
+        RemoteCommand.download,
     ]
 
     public static let names: [String] = all.map(\.name)
@@ -304,6 +305,19 @@ extension RemoteCommand where Arguments == QueueMoveRequest {
     public static var moveQueueItem: Self {
         .init("moveQueueItem") { fields, _ in
             QueueMoveRequest(from: try fields.requiredCount("from"), to: try fields.requiredCount("to"))
+        }
+    }
+}
+
+// MARK: - Downloads (version 1.1)
+
+extension RemoteCommand where Arguments == DownloadRequest {
+    /// Keeps local copies of an item, or of a container's downloadable children; `isNegative` deletes them.
+    public static var download: Self {
+        .init("download") { fields, _ in
+            let identifier = try fields.requiredString("identifier")
+            guard !identifier.isEmpty else { throw CommandValidationError("'identifier' must not be empty") }
+            return DownloadRequest(identifier: identifier, isNegative: try fields.optionalBool("isNegative") ?? false)
         }
     }
 }

@@ -7,8 +7,8 @@ struct Bench: AsyncParsableCommand {
         abstract: "Measures MediaNode beside the floor: the same operation done directly, in the same run.",
         subcommands: [
             CommandRoundTrip.self, CommandEffect.self, ContentBench.self, CatalogImportBench.self,
-            CatalogScanBench.self, HTTPFetchBench.self, MemoryBench.self, MemoryFloor.self, NowPlayingBench.self, StartFloor.self,
-            SearchBench.self, TreeTrafficBench.self,
+            CatalogScanBench.self, DownloadBench.self, HTTPFetchBench.self, MemoryBench.self, MemoryFloor.self,
+            NowPlayingBench.self, StartFloor.self, SearchBench.self, TreeTrafficBench.self,
         ]
     )
 }

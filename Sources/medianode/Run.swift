@@ -55,6 +55,12 @@ struct Run: AsyncParsableCommand {
     @Option(name: .customLong("homeassistant"),
             help: "Publish Home Assistant MQTT discovery under this prefix (the flag alone: homeassistant).")
     var homeAssistant: String?
+    @Option(name: .customLong("downloads-dir"), help: "Folder for downloaded episodes (default: downloads beside the database).")
+    var downloadsDir: String?
+    @Option(name: .customLong("auto-download"), help: "Newest episodes of each podcast feed kept downloaded (default 3, 0: none).")
+    var autoDownload: Int?
+    @Option(name: .customLong("downloads-quota"), help: "Bytes the downloaded copies may take (default 2 GiB).")
+    var downloadsQuota: Int64?
     @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
     var config: String?
 
@@ -150,7 +156,7 @@ struct Run: AsyncParsableCommand {
             guard seconds > 0 else { throw ValidationError("--progress-interval must be positive") }
             content.progressInterval = .milliseconds(Int(seconds * 1000))
         }
-        return NodeConfiguration(
+        var configuration = NodeConfiguration(
             broker: brokerURLs[0],
             fallbackBrokers: Array(brokerURLs.dropFirst()),
             failbackInterval: .milliseconds(Int(failback * 1000)),
@@ -167,6 +173,14 @@ struct Run: AsyncParsableCommand {
             maximumPayload: maximumPayload,
             artworkSize: artworkSize ?? file.int("artwork-size") ?? 600, content: content,
             homeAssistantPrefix: try homeAssistantPrefix(file: file))
+        configuration.downloads.directory = downloadsDir ?? file.string("downloads-dir")
+        configuration.downloads.autoDownload = autoDownload ?? file.int("auto-download") ?? configuration.downloads.autoDownload
+        if let quota = downloadsQuota ?? file.int("downloads-quota").map(Int64.init) {
+            guard quota > 0 else { throw ValidationError("--downloads-quota must be positive") }
+            configuration.downloads.quota = quota
+        }
+        guard configuration.downloads.autoDownload >= 0 else { throw ValidationError("--auto-download must be 0 or more") }
+        return configuration
     }
 
     /// `--homeassistant`, or the config file's `"homeassistant"`: a prefix, or `true` for the default one.

@@ -18,7 +18,7 @@ struct StoreTests {
             #expect(tables.contains(table), "missing table \(table)")
         }
         let applied = try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(applied.count == 8 && applied.last == "node settings", "\(applied)")
+        #expect(applied.count == 9 && applied.last == "downloads", "\(applied)")
         // An item's parents are found through an index, not a scan of every child row.
         let details = try await database.pool.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT parent FROM child WHERE identifier = 'x'")

@@ -12,6 +12,9 @@ each with one JSON line on standard output (see fixture_control.py):
                                       from now on, every request to the path that starts past byte 0 (a seek,
                                       as a player sends it) waits this long before the answer's first byte,
                                       like a server under load; 0 makes it fast again
+  {"op": "throttle", "path": "/episode.ogg", "bytesPerSecond": 65536}
+                                      from now on, send the path's bodies at about this rate (in 8 KiB
+                                      writes), so a client can be stopped mid-body; 0 sends at full speed
   {"op": "log"}                       the requests so far, in order of arrival: path, range, status (0 while
                                       held back), seconds waited
   {"op": "quit"}
@@ -27,6 +30,7 @@ from fixture_control import serve
 lock = threading.Lock()
 resources = {}
 delays = {}
+rates = {}
 log = []
 
 
@@ -46,6 +50,7 @@ class Handler(BaseHTTPRequestHandler):
         with lock:
             resource = resources.get(self.path)
             delay = delays.get(self.path, 0)
+            rate = rates.get(self.path, 0)
         if resource is None:
             self.send_response(404)
             self.send_header("Content-Length", "0")
@@ -92,7 +97,13 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             if send_body:
                 try:
-                    self.wfile.write(body[start : end + 1])
+                    if rate > 0:
+                        for offset in range(start, end + 1, 8192):
+                            self.wfile.write(body[offset : min(offset + 8192, end + 1)])
+                            self.wfile.flush()
+                            time.sleep(8192 / rate)
+                    else:
+                        self.wfile.write(body[start : end + 1])
                 except OSError:
                     pass
         entry["status"] = status
@@ -103,6 +114,8 @@ def apply(op, command):
         resources[command["path"]] = command
     elif op == "slow":
         delays[command["path"]] = float(command.get("seconds", 0))
+    elif op == "throttle":
+        rates[command["path"]] = float(command.get("bytesPerSecond", 0))
 
 
 def main():

@@ -180,6 +180,10 @@ struct RemoteCommandPayloadTests {
         row(.moveQueueItem, valid: [(#"{"from":0,"to":3}"#, QueueMoveRequest(from: 0, to: 3))],
             invalid: [(#"{"from":0}"#, "missing field 'to'"), (#"{"to":0}"#, "missing field 'from'"),
                       (#"{"from":-2,"to":0}"#, "whole number")]),
+        row(.download, valid: [(#"{"identifier":"ep1"}"#, DownloadRequest(identifier: "ep1")),
+                               (#"{"identifier":"ep1","isNegative":true}"#, DownloadRequest(identifier: "ep1", isNegative: true))],
+            invalid: [("{}", "missing field 'identifier'"), (#"{"identifier":""}"#, "'identifier' must not be empty"),
+                      (#"{"identifier":"ep1","isNegative":"yes"}"#, "'isNegative' must be a boolean")]),
     ]
 
     @Test("every command of the table has a row with valid and invalid payloads")

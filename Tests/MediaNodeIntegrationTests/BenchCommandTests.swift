@@ -31,6 +31,19 @@ struct BenchCommandTests {
         }
     }
 
+    @Test("download prints the download manager and curl downloading the same file, their ratio and the CPU time per MiB")
+    func download() throws {
+        let output = try Self.run(["download", "--repetitions", "5", "--megabytes", "2"])
+        let rows = output.split(separator: "\n").filter { $0.contains("n=") && $0.contains("p50") }
+        #expect(rows.count == 2 && rows[0].contains("DownloadManager") && rows[1].contains("curl"), "\(output)")
+        for row in rows {
+            let fields = row.split(separator: " ")
+            let p50 = fields.firstIndex(of: "p50").flatMap { Double(fields[$0 + 1]) }
+            #expect((p50 ?? 0) > 0, "\(row)")
+        }
+        #expect(output.contains("ratio") && output.contains("per downloaded MiB") && !output.contains("nan"), "\(output)")
+    }
+
     @Test("http-fetch prints the transfer client and curl fetching the same file, each taking time, and their ratio")
     func httpFetch() throws {
         let output = try Self.run(["http-fetch", "--repetitions", "5", "--megabytes", "2"])

@@ -41,7 +41,7 @@ struct ContentRig {
     static func start(
         broker: MosquittoBroker? = nil, directory: URL? = nil, withLibrary: Bool = true, remoteCatalogs: [String] = [],
         content: ContentSettings = ContentSettings(progressInterval: .milliseconds(500)),
-        artworkTimeout: Duration = .seconds(8), logger: Logger = Logger(label: "medianode")
+        artworkTimeout: Duration = .seconds(8), autoDownload: Int = 0, logger: Logger = Logger(label: "medianode")
     ) async throws -> ContentRig {
         let broker = try broker ?? MosquittoBroker()
         let directory = try directory ?? AudioFixtures.makeTemporaryDirectory("content")
@@ -56,11 +56,14 @@ struct ContentRig {
             let report = await CatalogRefresher(database: database).refresh(provider)
             if case let .failed(message) = report { throw RigSetupError("catalog \(location) did not load: \(message)") }
         }
-        let configuration = NodeConfiguration(
+        var settings = NodeConfiguration(
             broker: try BrokerURL(parsing: broker.url), nodeID: "car1", libraries: withLibrary ? [library.path] : [],
             databasePath: directory.appendingPathComponent("catalog.sqlite").path,
             audioSink: "wav:" + directory.appendingPathComponent("out.wav").path, artworkTimeout: artworkTimeout,
             content: content)
+        // Automatic downloads only where a test asks for them: they would change what the others measure.
+        settings.downloads.autoDownload = autoDownload
+        let configuration = settings
         var mqtt = configuration.mqttConfiguration
         mqtt.reconnectDelay = (0, 1)
         let engine = try GStreamerEngine(sink: configuration.audioSink)

@@ -48,7 +48,7 @@ struct RetainedStateTests {
             "changeShuffleMode", "rating", "like", "dislike", "bookmark", "enableLanguageOption",
             "disableLanguageOption", "playItem", "prepareQueue", "browse", "contentItem", "interrupt",
             // Version 1.1
-            "search", "changeVolume", "mute", "addToQueue", "removeFromQueue", "moveQueueItem",
+            "search", "changeVolume", "mute", "addToQueue", "removeFromQueue", "moveQueueItem", "download",
         ]
         for name in names {
             #expect(document[name]?["enabled"]?.boolValue != nil, "\(name) has no enabled flag")

@@ -142,6 +142,7 @@ enum CatalogSchema {
         registerArtworkSizes(in: &migrator)
         registerRankedSearch(in: &migrator)
         registerNodeSettings(in: &migrator)
+        registerDownloads(in: &migrator)
         return migrator
     }
 }

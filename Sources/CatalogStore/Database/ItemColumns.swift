@@ -53,5 +53,6 @@ extension ContentItem {
         if let mimeType = columns.string(c + 25), let width = columns.int(c + 26), let height = columns.int(c + 27) {
             artworkFormat = ArtworkFormat(mimeType: mimeType, width: width, height: height)
         }
+        if let status = columns.string(c + 28) { setDownload(status: status, progress: columns.double(c + 29)) }
     }
 }

@@ -9,13 +9,15 @@ extension ContentItem {
         item.isPlayable, item.isStreamingContent, item.isExplicitContent, item.displaysPlaybackProgress, item.uri,
         item.artist, item.albumTitle, item.duration, item.trackNumber, item.trackCount, item.discNumber,
         item.discCount, item.genre, item.releaseDate, item.composer, item.summary, item.containerIdentifier,
-        progress.elapsed, progress.duration, picture.mimeType, picture.width, picture.height
+        progress.elapsed, progress.duration, picture.mimeType, picture.width, picture.height,
+        download.status, download.progress
         """
 
     /// The joins `selection` needs after `FROM item`: the saved position, and the artwork's type and size.
     static let selectionJoins = """
         LEFT JOIN playback_position AS progress ON progress.identifier = item.identifier
         LEFT JOIN artwork AS picture ON picture.key = item.artworkKey
+        LEFT JOIN download ON download.identifier = item.identifier
         """
 
     init(itemRow row: Row) {
@@ -32,6 +34,14 @@ extension ContentItem {
         if let mimeType: String = row[25], let width: Int = row[26], let height: Int = row[27] {
             artworkFormat = ArtworkFormat(mimeType: mimeType, width: width, height: height)
         }
+        if let status: String = row[28] { setDownload(status: status, progress: row[29]) }
+    }
+
+    /// A download row's status as the tree shows it: a deleted copy is simply not downloaded.
+    mutating func setDownload(status: String, progress: Double?) {
+        guard let status = DownloadStatus(rawValue: status), Self.isDownloadable(self) else { return }
+        downloadStatus = status
+        downloadProgress = status == .downloading ? progress : nil
     }
 
     /// Arguments for an insert of `CatalogSchema.itemColumns`.
