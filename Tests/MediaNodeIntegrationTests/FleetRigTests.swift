@@ -1,0 +1,60 @@
+import Foundation
+import MediaJSON
+import MediaNodeTesting
+import Testing
+
+/// `medianode-rig` as a fleet tester runs it: the real binary, real nodes, a real broker, its JSON report.
+@Suite("The fleet rig drives many nodes through real brokers", .serialized)
+struct FleetRigTests {
+    /// The built `medianode-rig`, beside `medianode`.
+    static var rigPath: String {
+        URL(fileURLWithPath: NodeProcess.binaryPath).deletingLastPathComponent().appendingPathComponent("medianode-rig").path
+    }
+
+    static func report(at path: URL) throws -> JSONValue {
+        try JSONValue(parsing: Array(try Data(contentsOf: path)))
+    }
+
+    @Test("20 nodes for 5 s through mosquitto: all online, every command answered, no retained state wrong")
+    func smallRigOnMosquitto() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rig-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("report.json")
+        let (status, output) = try ToolRun.capture(
+            Self.rigPath, ["--broker", broker.url, "--nodes", "20", "--duration", "5", "--prefix", "fleet", "--json", json.path])
+        #expect(status == 0, "\(output)")
+        let report = try Self.report(at: json)
+        #expect(report["nodes"] == 20 && report["online"] == 20, "\(report.jsonString)")
+        let sent = try #require(report["sent"]?.numberValue)
+        // One command a second to each of 20 nodes for 5 s.
+        #expect(sent >= 80 && sent <= 120, "\(report.jsonString)")
+        #expect(report["answered"]?.numberValue == sent && report["lost"] == 0 && report["wrongState"] == 0,
+                "\(report.jsonString)\n\(output)")
+        let p50 = try #require(report["replyMs"]?["p50"]?.numberValue)
+        let maximum = try #require(report["replyMs"]?["max"]?.numberValue)
+        #expect(p50 > 0 && maximum >= p50 && maximum < 5000, "\(report.jsonString)")
+        #expect((report["rssMiB"]?.numberValue ?? 0) > 0 && (report["cpuSeconds"]?.numberValue ?? 0) > 0)
+        #expect(output.contains("PASS"), "\(output)")
+
+        // What the nodes left on the broker: each its own tree under the prefix, and `offline` once the rig stopped.
+        let watcher = try TestMQTTClient(brokerURL: broker.url)
+        try await watcher.connect()
+        try await watcher.subscribeAndSettle("fleet/+/status")
+        let statuses = await watcher.received.filter { $0.topic.hasSuffix("/status") }
+        #expect(Set(statuses.map(\.topic)).count == 20, "\(statuses.map(\.topic))")
+        #expect(statuses.allSatisfy { $0.payload.elementsEqual("offline".utf8) })
+        #expect(statuses.allSatisfy { $0.topic.wholeMatch(of: /fleet\/node-\d{4}\/status/) != nil }, "\(statuses.map(\.topic))")
+        await watcher.disconnect()
+    }
+
+    @Test("bad flags are refused with a message, before any node starts")
+    func badFlags() throws {
+        let (status, output) = try ToolRun.capture(Self.rigPath, ["--nodes", "0"])
+        #expect(status != 0 && output.contains("--nodes"), "\(output)")
+        let (badPrefix, prefixOutput) = try ToolRun.capture(Self.rigPath, ["--prefix", "rig/#"])
+        #expect(badPrefix != 0 && prefixOutput.contains("--prefix"), "\(prefixOutput)")
+    }
+}
