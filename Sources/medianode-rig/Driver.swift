@@ -86,7 +86,12 @@ final class Driver: Sendable {
             watched.state.withLock { $0[node]?.volume = value }
         case "result":
             guard let reply = try? JSONValue(parsing: message.payload), let id = reply["id"]?.stringValue else { return }
-            let waiter = watched.state.withLock { $0[node]?.waiting.removeValue(forKey: id) }
+            let waiter = watched.state.withLock { state in
+                // A node that answers is online, even if its `online` reached the driver only as a retained
+                // copy (a cluster member may deliver it so after the driver's subscription moved).
+                state[node]?.saidOnline = true
+                return state[node]?.waiting.removeValue(forKey: id)
+            }
             waiter?.resume(returning: reply)
         default:
             break

@@ -75,7 +75,7 @@ struct MedianodeRig: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(50))
         }
 
-        let fleet = try Fleet.start(
+        let fleet = try await Fleet.start(
             nodeIDs: nodeIDs, prefix: prefix, brokers: brokers, protocolVersion: version, template: template,
             directory: directory, lengths: catalog.lengths)
         let progress = Progress(driver: driver, nodes: nodes)
@@ -111,9 +111,17 @@ struct MedianodeRig: AsyncParsableCommand {
         if let json {
             try Data(report.json.jsonBytes).write(to: URL(fileURLWithPath: json))
         }
+        // The report is out: a node stuck in its shutdown (a broker gone) must not keep the rig from ending.
+        let passed = report.passed
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(20))
+            print("warning: the nodes took over 20 s to shut down; exiting without them")
+            Foundation.exit(passed ? 0 : 1)
+        }
         await fleet.shutdown()
         await driver.shutdown()
-        if !report.passed { throw ExitCode(1) }
+        watchdog.cancel()
+        if !passed { throw ExitCode(1) }
     }
 
     /// Raises the soft limit of open files to the hard one; returns the limit in force.
