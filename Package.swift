@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "medianode", targets: ["medianode"]),
         .executable(name: "medianode-bench", targets: ["medianode-bench"]),
+        .executable(name: "medianode-rig", targets: ["medianode-rig"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -136,6 +137,18 @@ let package = Package(
                 "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        /// Many nodes in one process on simulated audio outputs, driven through the brokers (the fleet rig).
+        .executableTarget(
+            name: "medianode-rig",
+            dependencies: [
+                "MediaNode", "MQTTTransport", "CatalogStore", "ContentTree", "Playback", "MediaJSON",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

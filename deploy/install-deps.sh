@@ -28,6 +28,9 @@ packages=(
   python3-yaml python3-jsonschema
   # Fault tests: throwaway TLS certificates for the broker example, immutable files (chattr)
   openssl e2fsprogs
+  # A clustered MQTT broker for the fleet rig and the failover test: NATS with JetStream keeps retained
+  # messages replicated across members (deploy/cluster/)
+  nats-server
   # The browser dashboard: MQTT.js (node-mqtt) and the browser ports of the Node.js modules it uses, bundled
   # for the browser by esbuild (deploy/build-dashboard.sh)
   node-mqtt node-buffer node-process node-url esbuild

@@ -1,0 +1,134 @@
+import Foundation
+import MQTTTransport
+import MediaJSON
+import Synchronization
+
+/// What the driver has seen of one node: its retained topics and the replies it waits for.
+struct WatchedNode {
+    var isOnline = false
+    /// Whether the node said `online` while the driver listened (a retained copy from an earlier run does not count).
+    var saidOnline = false
+    var nowPlaying: JSONValue?
+    var volume: JSONValue?
+    var waiting: [String: CheckedContinuation<JSONValue?, Never>] = [:]
+}
+
+/// Every node's view, shared with the clients' network threads.
+final class Watched: Sendable {
+    let state: Mutex<[String: WatchedNode]>
+    init(_ nodes: [String: WatchedNode]) { state = Mutex(nodes) }
+}
+
+/// The rig's client side: one MQTT client per broker, watching every node's status, now playing, volume
+/// and replies, and sending commands to the node through the broker it was given.
+///
+/// Inbound messages are taken on the clients' network threads and only update `watched`, so a thousand
+/// nodes' traffic costs the driver a dictionary write per message.
+final class Driver: Sendable {
+    let prefix: String
+    let nodeIDs: [String]
+    let clients: [MQTTClient]
+    let watched: Watched
+    private let indexByID: [String: Int]
+
+    init(prefix: String, nodeIDs: [String], brokers: [BrokerURL], protocolVersion: MQTTProtocolVersion) throws {
+        self.prefix = prefix
+        self.nodeIDs = nodeIDs
+        indexByID = Dictionary(uniqueKeysWithValues: nodeIDs.enumerated().map { ($1, $0) })
+        let watched = Watched(Dictionary(uniqueKeysWithValues: nodeIDs.map { ($0, WatchedNode()) }))
+        self.watched = watched
+        let head = prefix + "/"
+        var clients: [MQTTClient] = []
+        let filters = Dictionary(uniqueKeysWithValues: Self.watchedTopics.map { ("\(prefix)/+/\($0)", 1) })
+        for index in brokers.indices {
+            // Each client prefers its own broker and fails over to the others, as the nodes do; the
+            // subscriptions are made again on every connection.
+            let configuration = MQTTConfiguration(
+                brokers: Array(brokers[index...] + brokers[..<index]), clientID: "medianode-rig-driver-\(getpid())-\(index)",
+                protocolVersion: protocolVersion, reconnectDelay: (1, 2), subscriptions: filters)
+            clients.append(try MQTTClient(configuration: configuration) { message in
+                Driver.take(message, head: head, watched: watched)
+            })
+        }
+        self.clients = clients
+    }
+
+    static let watchedTopics = ["status", "nowplaying", "volume", "result"]
+
+    func start() {
+        for client in clients { client.start() }
+    }
+
+    func shutdown() async {
+        for client in clients { await client.shutdown() }
+    }
+
+    private static func take(_ message: MQTTMessage, head: String, watched: Watched) {
+        guard message.topic.hasPrefix(head) else { return }
+        let rest = message.topic.dropFirst(head.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard rest.count == 2 else { return }
+        let node = String(rest[0])
+        switch rest[1] {
+        case "status":
+            let online = message.payload.elementsEqual("online".utf8)
+            let live = !message.retain
+            watched.state.withLock { state in
+                // A retained `online` an earlier run left behind says nothing about this node.
+                guard live || !online || state[node]?.saidOnline == true else { return }
+                state[node]?.isOnline = online
+                if online { state[node]?.saidOnline = true }
+            }
+        case "nowplaying":
+            let value = try? JSONValue(parsing: message.payload)
+            watched.state.withLock { $0[node]?.nowPlaying = value }
+        case "volume":
+            let value = try? JSONValue(parsing: message.payload)
+            watched.state.withLock { $0[node]?.volume = value }
+        case "result":
+            guard let reply = try? JSONValue(parsing: message.payload), let id = reply["id"]?.stringValue else { return }
+            let waiter = watched.state.withLock { state in
+                // A node that answers is online, even if its `online` reached the driver only as a retained
+                // copy (a cluster member may deliver it so after the driver's subscription moved).
+                state[node]?.saidOnline = true
+                return state[node]?.waiting.removeValue(forKey: id)
+            }
+            waiter?.resume(returning: reply)
+        default:
+            break
+        }
+    }
+
+    var onlineCount: Int { watched.state.withLock { $0.values.count(where: \.isOnline) } }
+    var saidOnlineCount: Int { watched.state.withLock { $0.values.count(where: \.saidOnline) } }
+
+    func snapshot(of node: String) -> WatchedNode? {
+        watched.state.withLock { state in
+            guard var copy = state[node] else { return nil }
+            copy.waiting = [:]
+            return copy
+        }
+    }
+
+    /// Sends `command` to `node` and returns its reply, or nil when none came within `timeout`.
+    func send(_ command: String, _ payload: JSONValue, to node: String, id: String, timeout: Duration) async -> JSONValue? {
+        var body = payload.objectValue ?? [:]
+        body["id"] = .string(id)
+        let bytes = JSONValue.object(body).jsonBytes
+        let client = clients[(indexByID[node] ?? 0) % clients.count]
+        let watched = self.watched
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            let waiter = watched.state.withLock { $0[node]?.waiting.removeValue(forKey: id) }
+            waiter?.resume(returning: nil)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            watched.state.withLock { $0[node]?.waiting[id] = continuation }
+            do {
+                try client.publish(topic: "\(prefix)/\(node)/cmd/\(command)", payload: bytes, qos: 1)
+            } catch {
+                // Not sent: counted as lost when the timer runs out, as a command the broker dropped is.
+            }
+        }
+    }
+}

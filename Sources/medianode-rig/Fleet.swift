@@ -1,0 +1,69 @@
+import CatalogStore
+import Foundation
+import Logging
+import MQTTTransport
+import MediaNode
+
+/// The rig's nodes: each the real `Node` on its own MQTT client, catalog file and simulated output.
+final class Fleet: Sendable {
+    struct Member: Sendable {
+        let node: Node
+        let run: Task<Void, Never>
+        let catalog: CatalogDatabase
+    }
+
+    let members: [Member]
+
+    private init(members: [Member]) { self.members = members }
+
+    /// Starts one node per id. Node `i` prefers broker `i mod count` and fails over to the others in turn.
+    ///
+    /// Every MQTT connection is made before any catalog opens: libmosquitto's loop waits on its socket
+    /// with select(), which cannot watch a descriptor numbered 1024 or above, and each node's catalog holds
+    /// about ten descriptors. Connected first, the sockets take the low numbers; at most about 1,000 nodes
+    /// fit in one process, whatever `ulimit -n` says.
+    static func start(nodeIDs: [String], prefix: String, brokers: [BrokerURL], protocolVersion: MQTTProtocolVersion,
+                      template: String, directory: URL, lengths: [String: Double]) async throws -> Fleet {
+        var connections: [(NodeConfiguration, MQTTClient, Logger)] = []
+        for (index, id) in nodeIDs.enumerated() {
+            let path = directory.appendingPathComponent("\(id).sqlite").path
+            try FileManager.default.copyItem(atPath: template, toPath: path)
+            let first = index % brokers.count
+            let order = Array(brokers[first...] + brokers[..<first])
+            let configuration = NodeConfiguration(
+                broker: order[0], fallbackBrokers: Array(order.dropFirst()), nodeID: id, prefix: "\(prefix)/\(id)",
+                protocolVersion: protocolVersion, databasePath: path, audioSink: "simulated")
+            let logger = Logger(label: "medianode-rig.\(id)")
+            let transport = try MQTTClient(configuration: configuration.mqttConfiguration, logger: logger)
+            transport.start()
+            connections.append((configuration, transport, logger))
+        }
+        let deadline = ContinuousClock.now + .seconds(max(10, Double(nodeIDs.count) * 0.05))
+        while ContinuousClock.now < deadline, !connections.allSatisfy({ $0.1.isConnected }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        var members: [Member] = []
+        members.reserveCapacity(nodeIDs.count)
+        for (configuration, transport, logger) in connections {
+            // Written a moment ago by this process: the full check would only slow a large rig's start.
+            let catalog = try CatalogDatabase(path: configuration.databasePath, integrityCheck: .skipped, logger: logger)
+            let node = Node(configuration: configuration, transport: transport,
+                            engine: SimulatedAudioEngine(lengths: lengths), catalog: catalog, logger: logger)
+            members.append(Member(node: node, run: Task { await node.run() }, catalog: catalog))
+        }
+        return Fleet(members: members)
+    }
+
+    /// Every node says `offline` and disconnects, as on SIGTERM. The catalogs stay open: a node's last
+    /// saves (its position, the tree after them) finish after its run, and the process ends next anyway.
+    func shutdown() async {
+        await withTaskGroup(of: Void.self) { group in
+            for member in members {
+                group.addTask {
+                    await member.node.shutdown()
+                    await member.run.value
+                }
+            }
+        }
+    }
+}

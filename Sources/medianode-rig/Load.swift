@@ -1,0 +1,166 @@
+import Foundation
+import MediaJSON
+
+/// One command the driver sends, and what the node's reply and retained topics must say after it.
+struct Step {
+    var command: String
+    var payload: JSONValue = .object([:])
+    /// What must hold once the reply is in, on the node's retained topics (nil: the reply alone).
+    var expectation: (@Sendable (WatchedNode, _ sinceSent: Double) -> Bool)?
+    /// What must hold of the reply's `data`.
+    var replyCheck: (@Sendable (JSONValue?) -> Bool)?
+    var describe: String
+}
+
+/// Sends each node its commands at the rate asked, one at a time, and checks each answer.
+struct Load: Sendable {
+    let driver: Driver
+    let playables: [RigCatalog.Playable]
+    let stats: Stats
+    /// How long a retained topic may take to agree with a reply that came before it: the node publishes
+    /// the state before the reply, but a broker (a cluster above all) need not keep order across topics.
+    static let settleTime = 2.0
+    static let replyTimeout: Duration = .seconds(5)
+    /// Sends of one command before it counts as lost: a cluster that loses a member can stall every
+    /// client's traffic for several seconds while its JetStream streams elect new leaders.
+    static let attempts = 3
+
+    func drive(node: String, index: Int, count: Int, rate: Double, until end: ContinuousClock.Instant) async {
+        let clock = ContinuousClock()
+        let interval = Duration.milliseconds(Int(1000 / rate))
+        // Spread over the first interval, so the commands of a thousand nodes do not leave in one burst.
+        var next = clock.now + interval * (Double(index) / Double(max(1, count)))
+        var sequence = 0
+        var generator = SystemRandomNumberGenerator()
+        while next < end {
+            try? await Task.sleep(until: next, clock: clock)
+            next += interval
+            guard let view = driver.snapshot(of: node) else { return }
+            let step = plan(view, using: &generator)
+            sequence += 1
+            stats.sent()
+            let sentAt = clock.now
+            let id = "\(node)-\(sequence)"
+            var reply: JSONValue?
+            var attempts = 0
+            while reply == nil, attempts < Self.attempts {
+                if attempts > 0 {
+                    // A command published while its node moves between brokers is lost (CONTRACT.md, "On a
+                    // clustered broker"): as a client that needs the answer does, the driver sends it again.
+                    stats.resent("\(node): no reply to \(step.describe) within 5 s; sent again")
+                }
+                attempts += 1
+                reply = await driver.send(step.command, step.payload, to: node, id: id, timeout: Self.replyTimeout)
+            }
+            guard let reply else {
+                stats.lost("\(node): no reply to \(step.describe) within 5 s, \(attempts) times")
+                continue
+            }
+            stats.answered(milliseconds: (clock.now - sentAt).seconds * 1000)
+            // A copy sent again may find the first one done (a second pause is refused): then only the
+            // retained state can tell whether the command took effect.
+            guard reply["status"]?.stringValue == "success" || attempts > 1 else {
+                stats.wrong("\(node): \(step.describe) answered \(reply.jsonString)")
+                continue
+            }
+            if let check = step.replyCheck, !check(reply["data"]) {
+                stats.wrong("\(node): \(step.describe) answered data that does not match: \(reply.jsonString)")
+                continue
+            }
+            guard let expectation = step.expectation else { continue }
+            let settleBy = clock.now + .seconds(Self.settleTime)
+            var agreed = false
+            while true {
+                if let view = driver.snapshot(of: node), expectation(view, (clock.now - sentAt).seconds) {
+                    agreed = true
+                    break
+                }
+                guard clock.now < settleBy else { break }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            if !agreed {
+                let view = driver.snapshot(of: node)
+                stats.wrong("\(node): after \(step.describe): nowplaying \(view?.nowPlaying?.jsonString ?? "none"), volume \(view?.volume?.jsonString ?? "none")")
+            }
+        }
+    }
+
+    /// Chooses the next command from what the node shows now: something that should succeed, with a
+    /// visible effect to check where the command has one.
+    func plan(_ view: WatchedNode, using generator: inout some RandomNumberGenerator) -> Step {
+        let nowPlaying = view.nowPlaying
+        let state = nowPlaying?["state"]?.stringValue ?? "stopped"
+        guard state == "playing" || state == "paused", let current = nowPlaying?["identifier"]?.stringValue else {
+            return playItem(using: &generator)
+        }
+        let duration = nowPlaying?["playbackDuration"]?.numberValue ?? 0
+        let position = Self.livePosition(nowPlaying)
+        let index = Int(nowPlaying?["playbackQueueIndex"]?.numberValue ?? 0)
+        let count = Int(nowPlaying?["playbackQueueCount"]?.numberValue ?? 0)
+        // Near an item's end the item may change under the command: only commands that do not care.
+        let settled = duration - position > 8
+        var choices: [String] = ["browse", "changeVolume", "playItem"]
+        if settled {
+            choices += [state == "playing" ? "pause" : "play", "changePlaybackPosition", "changePlaybackPosition"]
+            if index + 1 < count { choices.append("nextTrack") }
+            choices.append(state == "playing" ? "pause" : "play")
+        }
+        switch choices.randomElement(using: &generator)! {
+        case "pause":
+            return Step(command: "pause", expectation: { view, _ in view.nowPlaying?["state"]?.stringValue == "paused" },
+                        describe: "pause")
+        case "play":
+            return Step(command: "play", expectation: { view, _ in view.nowPlaying?["state"]?.stringValue == "playing" },
+                        describe: "play")
+        case "changePlaybackPosition":
+            let target = (Double.random(in: 0..<(duration - 10), using: &generator) * 10).rounded() / 10
+            return Step(
+                command: "changePlaybackPosition", payload: ["positionTime": .number(target)],
+                expectation: { view, sinceSent in
+                    guard view.nowPlaying?["identifier"]?.stringValue == current else { return false }
+                    let live = Self.livePosition(view.nowPlaying)
+                    return live >= target - 0.3 && live <= target + sinceSent + 0.5
+                },
+                describe: "changePlaybackPosition \(target)")
+        case "nextTrack":
+            return Step(
+                command: "nextTrack",
+                expectation: { view, _ in
+                    let identifier = view.nowPlaying?["identifier"]?.stringValue
+                    return identifier != nil && identifier != current
+                },
+                describe: "nextTrack from \(current)")
+        case "changeVolume":
+            let level = Double(Int.random(in: 0...100, using: &generator)) / 100
+            return Step(command: "changeVolume", payload: ["volume": .number(level)],
+                        expectation: { view, _ in view.volume?["volume"]?.numberValue == level },
+                        describe: "changeVolume \(level)")
+        case "browse":
+            let path = [[], [0], [1], [0, 0], [0, 1]].randomElement(using: &generator)!
+            let requested = JSONValue.array(path.map { .number(Double($0)) })
+            return Step(command: "browse", payload: ["indexPath": requested],
+                        replyCheck: { data in data?["indexPath"] == requested },
+                        describe: "browse \(requested.jsonString)")
+        default:
+            return playItem(using: &generator)
+        }
+    }
+
+    func playItem(using generator: inout some RandomNumberGenerator) -> Step {
+        let item = playables.randomElement(using: &generator)!.identifier
+        return Step(
+            command: "playItem", payload: ["identifier": .string(item)],
+            expectation: { view, _ in
+                view.nowPlaying?["state"]?.stringValue == "playing" && view.nowPlaying?["identifier"]?.stringValue == item
+            },
+            describe: "playItem \(item)")
+    }
+
+    /// The position a reader computes from the now-playing document: elapsed + (now - timestamp) x rate.
+    static func livePosition(_ nowPlaying: JSONValue?) -> Double {
+        let elapsed = nowPlaying?["elapsedPlaybackTime"]?.numberValue ?? 0
+        let timestamp = nowPlaying?["timestamp"]?.numberValue ?? Date().timeIntervalSince1970
+        let rate = nowPlaying?["playbackRate"]?.numberValue ?? 0
+        return elapsed + (Date().timeIntervalSince1970 - timestamp) * rate
+    }
+}

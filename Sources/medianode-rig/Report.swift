@@ -1,0 +1,145 @@
+import Foundation
+import MediaJSON
+import Synchronization
+
+/// Counts of the run, shared by every node's driving task.
+final class Stats: Sendable {
+    struct Snapshot {
+        var sent = 0
+        var answered = 0
+        var lost = 0
+        /// Commands sent a second time after 5 s without a reply.
+        var resent = 0
+        var wrongState = 0
+        var replyMilliseconds: [Double] = []
+        /// The first few problems, to say what went wrong and not only how often.
+        var problems: [String] = []
+    }
+
+    private let state = Mutex(Snapshot())
+    static let keptProblems = 10
+
+    func sent() { state.withLock { $0.sent += 1 } }
+    func answered(milliseconds: Double) {
+        state.withLock {
+            $0.answered += 1
+            $0.replyMilliseconds.append(milliseconds)
+        }
+    }
+    func lost(_ problem: String) { state.withLock { $0.lost += 1; Self.keep(problem, in: &$0) } }
+    func resent(_ problem: String) { state.withLock { $0.resent += 1; Self.keep(problem, in: &$0) } }
+    func wrong(_ problem: String) { state.withLock { $0.wrongState += 1; Self.keep(problem, in: &$0) } }
+    func snapshot() -> Snapshot { state.withLock { $0 } }
+    func counts() -> (sent: Int, answered: Int, lost: Int, wrong: Int) {
+        state.withLock { ($0.sent, $0.answered, $0.lost, $0.wrongState) }
+    }
+
+    private static func keep(_ problem: String, in snapshot: inout Snapshot) {
+        if snapshot.problems.count < keptProblems { snapshot.problems.append(problem) }
+    }
+}
+
+/// One line of progress: rewritten in place on a terminal, a plain line every few seconds otherwise.
+final class Progress: Sendable {
+    let driver: Driver
+    let nodes: Int
+    let stats = Stats()
+    private let isTerminal = isatty(STDOUT_FILENO) != 0
+    private let last = Mutex<(time: Double, sent: Int, printed: Double)>((Date().timeIntervalSince1970, 0, 0))
+
+    init(driver: Driver, nodes: Int) {
+        self.driver = driver
+        self.nodes = nodes
+    }
+
+    func tick(phase: String, remaining: Double? = nil) {
+        let now = Date().timeIntervalSince1970
+        let counts = stats.counts()
+        let (perSecond, due) = last.withLock { last -> (Double, Bool) in
+            let elapsed = max(0.001, now - last.time)
+            let perSecond = Double(counts.sent - last.sent) / elapsed
+            let due = isTerminal ? now - last.printed >= 0.25 : now - last.printed >= 5
+            if elapsed >= 1 { last.time = now; last.sent = counts.sent }
+            if due { last.printed = now }
+            return (perSecond, due)
+        }
+        guard due else { return }
+        var line = "\(phase): online \(driver.onlineCount)/\(nodes)"
+        if phase != "starting" {
+            line += String(format: ", %.0f cmd/s, sent %d, answered %d, lost %d, wrong %d", perSecond, counts.sent,
+                           counts.answered, counts.lost, counts.wrong)
+        }
+        if let remaining { line += String(format: ", %.0f s left", remaining) }
+        if isTerminal {
+            print("\r\u{1B}[K" + line, terminator: "")
+            fflush(nil)
+        } else {
+            print(line)
+        }
+    }
+
+    func finish() {
+        if isTerminal { print("\r\u{1B}[K", terminator: "") }
+    }
+}
+
+/// What the rig prints and writes: the fields CONTRACT.md "Fleet rig" names, and a few more.
+struct RigReport {
+    let nodes: Int
+    let online: Int
+    let stats: Stats.Snapshot
+    let startSeconds: Double
+    let usage: ProcessUsage
+    let brokers: Int
+    let duration: Double
+    let rate: Double
+
+    var passed: Bool { stats.lost == 0 && stats.wrongState == 0 }
+
+    /// Nearest-rank percentile of the reply times, in milliseconds.
+    func percentile(_ fraction: Double) -> Double {
+        let sorted = stats.replyMilliseconds.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(sorted.count - 1, max(0, rank))]
+    }
+
+    static func rounded(_ value: Double, _ places: Double = 1000) -> Double { (value * places).rounded() / places }
+
+    var json: JSONValue {
+        .object([
+            "nodes": .number(Double(nodes)), "online": .number(Double(online)),
+            "sent": .number(Double(stats.sent)), "answered": .number(Double(stats.answered)),
+            "lost": .number(Double(stats.lost)), "resent": .number(Double(stats.resent)), "wrongState": .number(Double(stats.wrongState)),
+            "replyMs": .object([
+                "p50": .number(Self.rounded(percentile(0.5))), "p90": .number(Self.rounded(percentile(0.9))),
+                "p99": .number(Self.rounded(percentile(0.99))),
+                "max": .number(Self.rounded(stats.replyMilliseconds.max() ?? 0)),
+            ]),
+            "startSeconds": .number(Self.rounded(startSeconds)),
+            "rssMiB": .number(Self.rounded(usage.residentMiB, 10)),
+            "rssMiBPerNode": .number(Self.rounded(usage.residentMiB / Double(nodes), 100)),
+            "peakRssMiB": .number(Self.rounded(usage.peakResidentMiB, 10)),
+            "cpuSeconds": .number(Self.rounded(usage.cpuSeconds, 100)),
+            "threads": .number(Double(usage.threads)),
+            "brokers": .number(Double(brokers)), "durationSeconds": .number(duration), "rate": .number(rate),
+            "problems": .array(stats.problems.map(JSONValue.string)),
+        ])
+    }
+
+    var text: String {
+        var lines = [
+            "medianode-rig: \(nodes) nodes over \(brokers) broker(s), \(Self.rounded(duration, 10)) s at \(rate) command/s per node",
+            "  online      \(online)/\(nodes) (all online after \(String(format: "%.2f", startSeconds)) s)",
+            "  sent        \(stats.sent), answered \(stats.answered), lost \(stats.lost) (sent again after 5 s: \(stats.resent)), wrong state \(stats.wrongState)",
+            String(format: "  reply ms    p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", percentile(0.5), percentile(0.9),
+                   percentile(0.99), stats.replyMilliseconds.max() ?? 0),
+            String(format: "  process     %.1f MiB resident (%.2f MiB per node, peak %.1f MiB), %.2f s CPU, %d threads",
+                   usage.residentMiB, usage.residentMiB / Double(nodes), usage.peakResidentMiB, usage.cpuSeconds,
+                   usage.threads),
+        ]
+        for problem in stats.problems { lines.append("  problem: \(problem)") }
+        lines.append(passed ? "PASS" : "FAIL")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# A 3-server NATS cluster with JetStream and an MQTT listener on each member, on loopback ports: a
+# clustered MQTT broker (3.1.1, QoS 0/1, retained messages replicated in JetStream, last will).
+#
+#   deploy/cluster/nats-cluster.sh start DIR [FIRST_PORT]   # members' MQTT ports FIRST_PORT..FIRST_PORT+2
+#   deploy/cluster/nats-cluster.sh stop DIR                 # stops the members started in DIR
+#   deploy/cluster/nats-cluster.sh kill DIR N               # kills member N (1-3) at once, as a crash
+#
+# FIRST_PORT defaults to 1884. Each member also takes FIRST_PORT+100+i (NATS clients) and
+# FIRST_PORT+200+i (cluster routes). `start` prints one mqtt:// URL per member once all three accept.
+set -euo pipefail
+command=${1:?usage: nats-cluster.sh start|stop|kill DIR [FIRST_PORT|N]}
+dir=${2:?usage: nats-cluster.sh start|stop|kill DIR [FIRST_PORT|N]}
+
+case $command in
+start)
+  first=${3:-1884}
+  mkdir -p "$dir"
+  routes=""
+  for i in 1 2 3; do routes+="${routes:+, }\"nats-route://127.0.0.1:$((first + 200 + i))\""; done
+  for i in 1 2 3; do
+    mkdir -p "$dir/m$i/jetstream"
+    cat >"$dir/m$i/nats.conf" <<CONF
+server_name: m$i
+listen: 127.0.0.1:$((first + 100 + i))
+jetstream {
+  store_dir: "$dir/m$i/jetstream"
+  max_memory_store: 256MB
+  max_file_store: 1GB
+}
+cluster {
+  name: medianode
+  listen: 127.0.0.1:$((first + 200 + i))
+  routes: [ $routes ]
+}
+mqtt {
+  listen: 127.0.0.1:$((first + i - 1))
+  # Retained messages and sessions kept on all three members, so losing one loses none.
+  stream_replicas: 3
+}
+CONF
+    nats-server -c "$dir/m$i/nats.conf" >"$dir/m$i/nats.log" 2>&1 &
+    echo $! >"$dir/m$i/pid"
+  done
+  # Ready when every member's MQTT listener accepts a session (JetStream must have a leader for that).
+  for i in 1 2 3; do
+    port=$((first + i - 1))
+    ready=no
+    for _ in $(seq 1 300); do
+      if mosquitto_pub -V mqttv311 -h 127.0.0.1 -p "$port" -i "nats-cluster-ready-$i" -t cluster/ready -m "" -q 1 \
+          2>/dev/null; then
+        ready=yes
+        break
+      fi
+      sleep 0.1
+    done
+    if [[ $ready != yes ]]; then
+      echo "member $i (MQTT port $port) did not come up; see $dir/m$i/nats.log" >&2
+      exit 1
+    fi
+    echo "mqtt://127.0.0.1:$port"
+  done
+  ;;
+stop)
+  for i in 1 2 3; do
+    if [[ -f $dir/m$i/pid ]]; then kill "$(cat "$dir/m$i/pid")" 2>/dev/null || true; rm -f "$dir/m$i/pid"; fi
+  done
+  ;;
+kill)
+  member=${3:?which member, 1-3}
+  kill -9 "$(cat "$dir/m$member/pid")"
+  rm -f "$dir/m$member/pid"
+  ;;
+*)
+  echo "usage: nats-cluster.sh start|stop|kill DIR [FIRST_PORT|N]" >&2
+  exit 2
+  ;;
+esac
