@@ -18,34 +18,7 @@ final class BrokerSecurityTests {
         scratch = try AudioFixtures.makeTemporaryDirectory("security")
         let fixtures = try BrokerSecurityFixtures(in: scratch, users: Self.users)
         self.fixtures = fixtures
-        let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("deploy")
-        try FileManager.default.copyItem(at: deploy.appendingPathComponent("medianode.acl"),
-                                         to: scratch.appendingPathComponent("medianode.acl"))
-        try FileManager.default.setAttributes([.posixPermissions: 0o644],
-                                              ofItemAtPath: scratch.appendingPathComponent("medianode.acl").path)
-        let aclPath = scratch.appendingPathComponent("medianode.acl").path
-        let example = try String(contentsOf: deploy.appendingPathComponent("mosquitto-production.conf"), encoding: .utf8)
-        broker = try MosquittoBroker { port, directory in
-            // Only where things live changes: paths, the port, and the listener kept on loopback.
-            let replacements = [
-                "/etc/mosquitto/passwd": fixtures.passwordFile.path,
-                "/etc/mosquitto/medianode.acl": aclPath,
-                "/etc/mosquitto/certs/broker.crt": fixtures.brokerCertificate.path,
-                "/etc/mosquitto/certs/broker.key": fixtures.brokerKey.path,
-                "/etc/mosquitto/certs/ca.crt": fixtures.caCertificate.path,
-                "/var/lib/mosquitto/": directory.path + "/",
-                "listener 8883": "listener \(port) 127.0.0.1",
-            ]
-            var text = example
-            for (original, local) in replacements {
-                guard text.contains(original) else {
-                    throw BrokerSecurityFixtures.ToolFailure(description: "deploy/mosquitto-production.conf no longer has \(original)")
-                }
-                text = text.replacingOccurrences(of: original, with: local)
-            }
-            return text.components(separatedBy: "\n")
-        }
+        broker = try DeployExamples.productionBroker(fixtures: fixtures, scratch: scratch)
     }
 
     deinit {
