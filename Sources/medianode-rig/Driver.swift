@@ -80,7 +80,13 @@ final class Driver: Sendable {
             }
         case "nowplaying":
             let value = try? JSONValue(parsing: message.payload)
-            watched.state.withLock { $0[node]?.nowPlaying = value }
+            watched.state.withLock { state in
+                // Every client hears every node, and a cluster member that stalled (or a retained copy it
+                // serves on a new subscription) delivers late: an older document must not replace a newer one.
+                if let held = state[node]?.nowPlaying?["timestamp"]?.numberValue,
+                   let arriving = value?["timestamp"]?.numberValue, arriving < held { return }
+                state[node]?.nowPlaying = value
+            }
         case "volume":
             let value = try? JSONValue(parsing: message.payload)
             watched.state.withLock { $0[node]?.volume = value }

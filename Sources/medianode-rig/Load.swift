@@ -21,9 +21,11 @@ struct Load: Sendable {
     /// the state before the reply, but a broker (a cluster above all) need not keep order across topics.
     static let settleTime = 2.0
     static let replyTimeout: Duration = .seconds(5)
-    /// Sends of one command before it counts as lost: a cluster that loses a member can stall every
-    /// client's traffic for several seconds while its JetStream streams elect new leaders.
-    static let attempts = 3
+    /// Sends of one command before it counts as lost (6 sends, 30 s): a NATS cluster that loses a member
+    /// stalls every client's traffic while its JetStream streams elect new leaders (a 4-9 s election
+    /// timeout, 8-20 s in all on a loaded two-core machine), and a node that was on the lost member is
+    /// back only after that.
+    static let attempts = 6
 
     func drive(node: String, index: Int, count: Int, rate: Double, until end: ContinuousClock.Instant) async {
         let clock = ContinuousClock()

@@ -6,8 +6,10 @@
 #   deploy/cluster/nats-cluster.sh stop DIR                 # stops the members started in DIR
 #   deploy/cluster/nats-cluster.sh kill DIR N               # kills member N (1-3) at once, as a crash
 #
-# FIRST_PORT defaults to 1884. Each member also takes FIRST_PORT+100+i (NATS clients) and
-# FIRST_PORT+200+i (cluster routes). `start` prints one mqtt:// URL per member once all three accept.
+# FIRST_PORT defaults to 1884. Each member also takes FIRST_PORT+100+i (NATS clients), FIRST_PORT+200+i
+# (cluster routes) and FIRST_PORT+300+i (HTTP monitoring: /healthz, /jsz). `start` prints one mqtt:// URL
+# per member once all three accept MQTT sessions and report JetStream healthy, so a member killed from
+# then on leaves two up-to-date copies of every stream.
 set -euo pipefail
 command=${1:?usage: nats-cluster.sh start|stop|kill DIR [FIRST_PORT|N]}
 dir=${2:?usage: nats-cluster.sh start|stop|kill DIR [FIRST_PORT|N]}
@@ -23,6 +25,7 @@ start)
     cat >"$dir/m$i/nats.conf" <<CONF
 server_name: m$i
 listen: 127.0.0.1:$((first + 100 + i))
+http: 127.0.0.1:$((first + 300 + i))
 jetstream {
   store_dir: "$dir/m$i/jetstream"
   max_memory_store: 256MB
@@ -42,11 +45,22 @@ CONF
     nats-server -c "$dir/m$i/nats.conf" >"$dir/m$i/nats.log" 2>&1 &
     echo $! >"$dir/m$i/pid"
   done
-  # Ready when every member's MQTT listener accepts a session (JetStream must have a leader for that).
+  # Ready when every member's MQTT listener accepts a session (JetStream must have a leader for that,
+  # and the first session creates the MQTT streams), then when every member reports JetStream healthy
+  # (its copies of the streams current). A member that exits (a port taken) fails the start at once.
+  alive() {
+    for m in 1 2 3; do
+      if ! kill -0 "$(cat "$dir/m$m/pid")" 2>/dev/null; then
+        echo "member $m exited; see $dir/m$m/nats.log" >&2
+        exit 1
+      fi
+    done
+  }
   for i in 1 2 3; do
     port=$((first + i - 1))
     ready=no
     for _ in $(seq 1 300); do
+      alive
       if mosquitto_pub -V mqttv311 -h 127.0.0.1 -p "$port" -i "nats-cluster-ready-$i" -t cluster/ready -m "" -q 1 \
           2>/dev/null; then
         ready=yes
@@ -58,8 +72,23 @@ CONF
       echo "member $i (MQTT port $port) did not come up; see $dir/m$i/nats.log" >&2
       exit 1
     fi
-    echo "mqtt://127.0.0.1:$port"
   done
+  for i in 1 2 3; do
+    healthy=no
+    for _ in $(seq 1 300); do
+      alive
+      if curl -fs "http://127.0.0.1:$((first + 300 + i))/healthz" | grep -q '"ok"'; then
+        healthy=yes
+        break
+      fi
+      sleep 0.1
+    done
+    if [[ $healthy != yes ]]; then
+      echo "member $i did not report JetStream healthy; see $dir/m$i/nats.log" >&2
+      exit 1
+    fi
+  done
+  for i in 1 2 3; do echo "mqtt://127.0.0.1:$((first + i - 1))"; done
   ;;
 stop)
   for i in 1 2 3; do
