@@ -99,7 +99,7 @@ struct Load: Sendable {
         let count = Int(nowPlaying?["playbackQueueCount"]?.numberValue ?? 0)
         // Near an item's end the item may change under the command: only commands that do not care.
         let settled = duration - position > 8
-        var choices: [String] = ["browse", "changeVolume", "playItem"]
+        var choices: [String] = ["browse", "search", "changeVolume", "playItem"]
         if settled {
             choices += [state == "playing" ? "pause" : "play", "changePlaybackPosition", "changePlaybackPosition"]
             if index + 1 < count { choices.append("nextTrack") }
@@ -141,9 +141,24 @@ struct Load: Sendable {
             return Step(command: "browse", payload: ["indexPath": requested],
                         replyCheck: { data in data?["indexPath"] == requested },
                         describe: "browse \(requested.jsonString)")
+        case "search":
+            return search(using: &generator)
         default:
             return playItem(using: &generator)
         }
+    }
+
+    /// Searches for a playable's whole title: the contract ranks a title equal to the query first, and
+    /// every title in the rig's catalog is distinct, so that item must lead the answer.
+    func search(using generator: inout some RandomNumberGenerator) -> Step {
+        let item = playables.randomElement(using: &generator)!
+        return Step(
+            command: "search", payload: ["query": .string(item.title), "limit": 5],
+            replyCheck: { data in
+                guard let items = data?["items"]?.arrayValue, let total = data?["total"]?.numberValue else { return false }
+                return total >= 1 && items.count <= 5 && items.first?["identifier"]?.stringValue == item.identifier
+            },
+            describe: "search \"\(item.title)\"")
     }
 
     func playItem(using generator: inout some RandomNumberGenerator) -> Step {
