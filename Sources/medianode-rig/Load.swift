@@ -91,7 +91,14 @@ struct Load: Sendable {
         let nowPlaying = view.nowPlaying
         let state = nowPlaying?["state"]?.stringValue ?? "stopped"
         guard state == "playing" || state == "paused", let current = nowPlaying?["identifier"]?.stringValue else {
-            return playItem(using: &generator)
+            // Stopped, as every node is at the start: a command that works with nothing loaded, so a
+            // fleet's first second is its usual mix and not one playItem for every node at once.
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: return browse(using: &generator)
+            case 1: return search(using: &generator)
+            case 2: return changeVolume(using: &generator)
+            default: return playItem(using: &generator)
+            }
         }
         let duration = nowPlaying?["playbackDuration"]?.numberValue ?? 0
         let position = Self.livePosition(nowPlaying)
@@ -131,21 +138,29 @@ struct Load: Sendable {
                 },
                 describe: "nextTrack from \(current)")
         case "changeVolume":
-            let level = Double(Int.random(in: 0...100, using: &generator)) / 100
-            return Step(command: "changeVolume", payload: ["volume": .number(level)],
-                        expectation: { view, _ in view.volume?["volume"]?.numberValue == level },
-                        describe: "changeVolume \(level)")
+            return changeVolume(using: &generator)
         case "browse":
-            let path = [[], [0], [1], [0, 0], [0, 1]].randomElement(using: &generator)!
-            let requested = JSONValue.array(path.map { .number(Double($0)) })
-            return Step(command: "browse", payload: ["indexPath": requested],
-                        replyCheck: { data in data?["indexPath"] == requested },
-                        describe: "browse \(requested.jsonString)")
+            return browse(using: &generator)
         case "search":
             return search(using: &generator)
         default:
             return playItem(using: &generator)
         }
+    }
+
+    func changeVolume(using generator: inout some RandomNumberGenerator) -> Step {
+        let level = Double(Int.random(in: 0...100, using: &generator)) / 100
+        return Step(command: "changeVolume", payload: ["volume": .number(level)],
+                    expectation: { view, _ in view.volume?["volume"]?.numberValue == level },
+                    describe: "changeVolume \(level)")
+    }
+
+    func browse(using generator: inout some RandomNumberGenerator) -> Step {
+        let path = [[], [0], [1], [0, 0], [0, 1]].randomElement(using: &generator)!
+        let requested = JSONValue.array(path.map { .number(Double($0)) })
+        return Step(command: "browse", payload: ["indexPath": requested],
+                    replyCheck: { data in data?["indexPath"] == requested },
+                    describe: "browse \(requested.jsonString)")
     }
 
     /// Searches for a playable's whole title: the contract ranks a title equal to the query first, and
