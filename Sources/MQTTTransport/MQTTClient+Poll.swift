@@ -13,11 +13,11 @@ extension MQTTClient {
         /// a loop waiting for traffic sends it at once; -1 when it cannot be found (see `find`).
         var pipe: Int32
 
-        /// libmosquitto makes the pair on every connect and keeps its read end in a private field; every
-        /// 1.x and 2.x release lays the client's handle out as its socket, then the pair's read and write
-        /// ends. The guess is used only when it checks out: the first field is the socket the library
-        /// reports, and the two next are distinct Unix-domain sockets. Otherwise -1, and the caller falls
-        /// back to libmosquitto's own loop.
+        /// libmosquitto makes the pair on every connect and keeps its read end in a private field: the
+        /// handle starts with the socket, then the pair's read and write ends (so in 2.0.11, whose
+        /// `mosquitto_loop` reads them at those offsets). The guess is used only when it checks out: the
+        /// first field is the socket the library reports, and the two next are distinct Unix-domain
+        /// sockets. Otherwise -1, and the caller falls back to libmosquitto's own loop.
         static func find(in handle: OpaquePointer) -> Wakeable {
             let socket = mosquitto_socket(handle)
             let fields = UnsafeRawPointer(handle)
