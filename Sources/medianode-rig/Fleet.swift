@@ -19,8 +19,8 @@ final class Fleet: Sendable {
     /// Starts one node per id. Node `i` prefers broker `i mod count` and fails over to the others in turn.
     ///
     /// Every MQTT connection is started first, each on its own thread, and the catalogs open once they
-    /// are up: a node then goes online as soon as it runs, and the broker sees one burst of connections
-    /// rather than connections mixed with every node's first publishes. `progress` hears each phase.
+    /// are up (or the wait runs out), so a node says it is online as soon as it runs. `progress` hears
+    /// how far each phase got.
     static func start(nodeIDs: [String], prefix: String, brokers: [BrokerURL], protocolVersion: MQTTProtocolVersion,
                       template: String, directory: URL, lengths: [String: Double],
                       progress: (_ phase: String, _ done: Int) -> Void) async throws -> Fleet {
