@@ -14,10 +14,9 @@ extension MQTTClient {
             return state.connectionGeneration
         }
         var nextProbe = ContinuousClock.now + configuration.failbackInterval
-        let wakeable = Wakeable.find(in: handle)
         var loopCode = Int32(MOSQ_ERR_SUCCESS.rawValue)
         while loopCode == Int32(MOSQ_ERR_SUCCESS.rawValue) {
-            loopCode = serveOnce(timeout: loopTimeout(until: index == 0 ? nil : nextProbe), wakeable: wakeable)
+            loopCode = serveOnce(timeout: loopTimeout(until: index == 0 ? nil : nextProbe))
             askAgainForRefusedSubscriptions()
             guard index != 0, !isShuttingDown else { continue }
             if state.withLock({ $0.firstBrokerAnswers && !$0.isFailingBack }) {

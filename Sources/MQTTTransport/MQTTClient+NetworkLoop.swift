@@ -94,6 +94,7 @@ extension MQTTClient {
         }
         mosquitto_disconnect_v5(handle, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
         guard started else { return }
+        wakeUpPipe.signal()
         wakeUp.signal()
         threadFinished.wait()
     }
