@@ -5,7 +5,7 @@ import Foundation
 // MARK: - One connection, and fail-back from it
 
 extension MQTTClient {
-    /// Runs libmosquitto's loop until the connection ends; meanwhile asks again for refused subscriptions
+    /// Serves the connection (see `serveOnce`) until it ends; meanwhile asks again for refused subscriptions
     /// and, away from the first broker, tries the first every `failbackInterval`.
     func serveConnection(toBrokerAt index: Int) {
         let generation = state.withLock { state in
@@ -16,7 +16,7 @@ extension MQTTClient {
         var nextProbe = ContinuousClock.now + configuration.failbackInterval
         var loopCode = Int32(MOSQ_ERR_SUCCESS.rawValue)
         while loopCode == Int32(MOSQ_ERR_SUCCESS.rawValue) {
-            loopCode = mosquitto_loop(handle, Int32(loopTimeout(until: index == 0 ? nil : nextProbe)), 1)
+            loopCode = serveOnce(timeout: loopTimeout(until: index == 0 ? nil : nextProbe))
             askAgainForRefusedSubscriptions()
             guard index != 0, !isShuttingDown else { continue }
             if state.withLock({ $0.firstBrokerAnswers && !$0.isFailingBack }) {

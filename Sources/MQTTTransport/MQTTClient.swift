@@ -34,6 +34,8 @@ public final class MQTTClient: Sendable {
     let networkThread = Atomic<UInt>(0)
     /// Wakes the network thread out of a reconnect back-off when shutting down.
     let wakeUp = DispatchSemaphore(value: 0)
+    /// Wakes the network thread out of its wait for traffic when another thread queues a packet.
+    let wakeUpPipe: WakeUpPipe
     let threadFinished = DispatchSemaphore(value: 0)
     /// The libmosquitto handle: valid from init until `shutdown` destroys it.
     nonisolated(unsafe) let handle: OpaquePointer
@@ -83,6 +85,7 @@ public final class MQTTClient: Sendable {
         guard Set(configuration.brokers.map(\.usesTLS)).count == 1 else {
             throw .invalidConfiguration("the brokers must all be mqtt:// or all mqtts://, not a mix")
         }
+        wakeUpPipe = try WakeUpPipe()
         guard let handle = mosquitto_new(configuration.clientID, true, nil) else {
             throw .library(call: "mosquitto_new", code: Int32(MOSQ_ERR_NOMEM.rawValue), message: "out of memory")
         }
@@ -220,7 +223,8 @@ public final class MQTTClient: Sendable {
                             "MOSQ_OPT_PROTOCOL_VERSION")
         // Without TCP_NODELAY a QoS 1 round trip waits on Nagle's algorithm: ~40 ms instead of ~0.1 ms.
         try MQTTError.check(mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1), "MOSQ_OPT_TCP_NODELAY")
-        // Publishes come from other threads; libmosquitto must wake the loop instead of writing inline.
+        // Publishes come from other threads; libmosquitto must queue them for the loop instead of writing
+        // inline (the loop is woken through `wakeUpPipe`).
         try MQTTError.check(mosquitto_threaded_set(handle, true), "mosquitto_threaded_set")
         if configuration.broker.usesTLS {
             let tls = configuration.tls
@@ -270,6 +274,7 @@ public final class MQTTClient: Sendable {
                 return .failure(.library(call: "mosquitto_publish", code: code, message: Mosquitto.describe(code)))
             }
             if let waiter { state.pendingAcknowledgements[mid] = waiter }
+            wakeUpPipe.signal()
             return .success(mid)
         }
         return try result.get()

@@ -10,7 +10,13 @@ struct WatchedNode {
     var saidOnline = false
     var nowPlaying: JSONValue?
     var volume: JSONValue?
-    var waiting: [String: CheckedContinuation<JSONValue?, Never>] = [:]
+    var waiting: [String: Waiter] = [:]
+}
+
+/// A command sent and not answered yet: who waits for the reply, and until when.
+struct Waiter {
+    var continuation: CheckedContinuation<JSONValue?, Never>
+    var deadline: ContinuousClock.Instant
 }
 
 /// Every node's view, shared with the clients' network threads.
@@ -30,6 +36,9 @@ final class Driver: Sendable {
     let clients: [MQTTClient]
     let watched: Watched
     private let indexByID: [String: Int]
+    /// Ends the waits that ran out (see `send`).
+    private let sweeper = Mutex<Task<Void, Never>?>(nil)
+    static let sweepInterval: Duration = .milliseconds(250)
 
     init(prefix: String, nodeIDs: [String], brokers: [BrokerURL], protocolVersion: MQTTProtocolVersion) throws {
         self.prefix = prefix
@@ -57,10 +66,37 @@ final class Driver: Sendable {
 
     func start() {
         for client in clients { client.start() }
+        let watched = watched
+        sweeper.withLock { sweeper in
+            sweeper = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.sweepInterval)
+                    Self.endOverdueWaits(in: watched, now: .now)
+                }
+            }
+        }
     }
 
     func shutdown() async {
+        sweeper.withLock { $0?.cancel() }
         for client in clients { await client.shutdown() }
+    }
+
+    /// A timer task per command would leave a dead timer in dispatch's heap for every answered command
+    /// (a cancelled sleep stays there until its deadline): one look every quarter second costs less, and
+    /// a timeout of seconds does not need finer.
+    private static func endOverdueWaits(in watched: Watched, now: ContinuousClock.Instant) {
+        let overdue = watched.state.withLock { state -> [CheckedContinuation<JSONValue?, Never>] in
+            var overdue: [CheckedContinuation<JSONValue?, Never>] = []
+            for node in Array(state.keys) where state[node]?.waiting.isEmpty == false {
+                for (id, waiter) in state[node]!.waiting where waiter.deadline <= now {
+                    state[node]!.waiting.removeValue(forKey: id)
+                    overdue.append(waiter.continuation)
+                }
+            }
+            return overdue
+        }
+        for continuation in overdue { continuation.resume(returning: nil) }
     }
 
     private static func take(_ message: MQTTMessage, head: String, watched: Watched) {
@@ -98,7 +134,7 @@ final class Driver: Sendable {
                 state[node]?.saidOnline = true
                 return state[node]?.waiting.removeValue(forKey: id)
             }
-            waiter?.resume(returning: reply)
+            waiter?.continuation.resume(returning: reply)
         default:
             break
         }
@@ -121,19 +157,13 @@ final class Driver: Sendable {
         body["id"] = .string(id)
         let bytes = JSONValue.object(body).jsonBytes
         let client = clients[(indexByID[node] ?? 0) % clients.count]
-        let watched = self.watched
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            let waiter = watched.state.withLock { $0[node]?.waiting.removeValue(forKey: id) }
-            waiter?.resume(returning: nil)
-        }
-        defer { timer.cancel() }
+        let deadline = ContinuousClock.now + timeout
         return await withCheckedContinuation { continuation in
-            watched.state.withLock { $0[node]?.waiting[id] = continuation }
+            watched.state.withLock { $0[node]?.waiting[id] = Waiter(continuation: continuation, deadline: deadline) }
             do {
                 try client.publish(topic: "\(prefix)/\(node)/cmd/\(command)", payload: bytes, qos: 1)
             } catch {
-                // Not sent: counted as lost when the timer runs out, as a command the broker dropped is.
+                // Not sent: counted as lost when its wait runs out, as a command the broker dropped is.
             }
         }
     }

@@ -18,12 +18,12 @@ final class Fleet: Sendable {
 
     /// Starts one node per id. Node `i` prefers broker `i mod count` and fails over to the others in turn.
     ///
-    /// Every MQTT connection is made before any catalog opens: libmosquitto's loop waits on its socket
-    /// with select(), which cannot watch a descriptor numbered 1024 or above, and each node's catalog holds
-    /// about ten descriptors. Connected first, the sockets take the low numbers; at most about 1,000 nodes
-    /// fit in one process, whatever `ulimit -n` says.
+    /// Every MQTT connection is started first, each on its own thread, and the catalogs open once they
+    /// are up (or the wait runs out), so a node says it is online as soon as it runs. `progress` hears
+    /// how far each phase got.
     static func start(nodeIDs: [String], prefix: String, brokers: [BrokerURL], protocolVersion: MQTTProtocolVersion,
-                      template: String, directory: URL, lengths: [String: Double]) async throws -> Fleet {
+                      template: String, directory: URL, lengths: [String: Double],
+                      progress: (_ phase: String, _ done: Int) -> Void) async throws -> Fleet {
         var connections: [(NodeConfiguration, MQTTClient, Logger)] = []
         for (index, id) in nodeIDs.enumerated() {
             let path = directory.appendingPathComponent("\(id).sqlite").path
@@ -37,9 +37,13 @@ final class Fleet: Sendable {
             let transport = try MQTTClient(configuration: configuration.mqttConfiguration, logger: logger)
             transport.start()
             connections.append((configuration, transport, logger))
+            progress("connecting", connections.count)
         }
         let deadline = ContinuousClock.now + .seconds(max(10, Double(nodeIDs.count) * 0.05))
-        while ContinuousClock.now < deadline, !connections.allSatisfy({ $0.1.isConnected }) {
+        while ContinuousClock.now < deadline {
+            let connected = connections.count(where: { $0.1.isConnected })
+            progress("connected", connected)
+            if connected == connections.count { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         var members: [Member] = []
@@ -50,6 +54,7 @@ final class Fleet: Sendable {
             let node = Node(configuration: configuration, transport: transport,
                             engine: SimulatedAudioEngine(lengths: lengths), catalog: catalog, logger: logger)
             members.append(Member(node: node, run: Task { await node.run() }, catalog: catalog))
+            progress("opening catalogs", members.count)
         }
         return Fleet(members: members)
     }

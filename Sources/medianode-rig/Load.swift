@@ -93,7 +93,14 @@ struct Load: Sendable {
         let nowPlaying = view.nowPlaying
         let state = nowPlaying?["state"]?.stringValue ?? "stopped"
         guard state == "playing" || state == "paused", let current = nowPlaying?["identifier"]?.stringValue else {
-            return playItem(using: &generator)
+            // Stopped, as every node is at the start: a command that works with nothing loaded, so a
+            // fleet's first second is its usual mix and not one playItem for every node at once.
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: return browse(using: &generator)
+            case 1: return search(using: &generator)
+            case 2: return changeVolume(using: &generator)
+            default: return playItem(using: &generator)
+            }
         }
         let duration = nowPlaying?["playbackDuration"]?.numberValue ?? 0
         let position = Self.livePosition(nowPlaying)
@@ -101,7 +108,7 @@ struct Load: Sendable {
         let count = Int(nowPlaying?["playbackQueueCount"]?.numberValue ?? 0)
         // Near an item's end the item may change under the command: only commands that do not care.
         let settled = duration - position > 8
-        var choices: [String] = ["browse", "changeVolume", "playItem"]
+        var choices: [String] = ["browse", "search", "changeVolume", "playItem"]
         if settled {
             choices += [state == "playing" ? "pause" : "play", "changePlaybackPosition", "changePlaybackPosition"]
             if index + 1 < count { choices.append("nextTrack") }
@@ -133,19 +140,42 @@ struct Load: Sendable {
                 },
                 describe: "nextTrack from \(current)")
         case "changeVolume":
-            let level = Double(Int.random(in: 0...100, using: &generator)) / 100
-            return Step(command: "changeVolume", payload: ["volume": .number(level)],
-                        expectation: { view, _ in view.volume?["volume"]?.numberValue == level },
-                        describe: "changeVolume \(level)")
+            return changeVolume(using: &generator)
         case "browse":
-            let path = [[], [0], [1], [0, 0], [0, 1]].randomElement(using: &generator)!
-            let requested = JSONValue.array(path.map { .number(Double($0)) })
-            return Step(command: "browse", payload: ["indexPath": requested],
-                        replyCheck: { data in data?["indexPath"] == requested },
-                        describe: "browse \(requested.jsonString)")
+            return browse(using: &generator)
+        case "search":
+            return search(using: &generator)
         default:
             return playItem(using: &generator)
         }
+    }
+
+    func changeVolume(using generator: inout some RandomNumberGenerator) -> Step {
+        let level = Double(Int.random(in: 0...100, using: &generator)) / 100
+        return Step(command: "changeVolume", payload: ["volume": .number(level)],
+                    expectation: { view, _ in view.volume?["volume"]?.numberValue == level },
+                    describe: "changeVolume \(level)")
+    }
+
+    func browse(using generator: inout some RandomNumberGenerator) -> Step {
+        let path = [[], [0], [1], [0, 0], [0, 1]].randomElement(using: &generator)!
+        let requested = JSONValue.array(path.map { .number(Double($0)) })
+        return Step(command: "browse", payload: ["indexPath": requested],
+                    replyCheck: { data in data?["indexPath"] == requested },
+                    describe: "browse \(requested.jsonString)")
+    }
+
+    /// Searches for a playable's whole title: the contract ranks a title equal to the query first, and
+    /// every title in the rig's catalog is distinct, so that item must lead the answer.
+    func search(using generator: inout some RandomNumberGenerator) -> Step {
+        let item = playables.randomElement(using: &generator)!
+        return Step(
+            command: "search", payload: ["query": .string(item.title), "limit": 5],
+            replyCheck: { data in
+                guard let items = data?["items"]?.arrayValue, let total = data?["total"]?.numberValue else { return false }
+                return total >= 1 && items.count <= 5 && items.first?["identifier"]?.stringValue == item.identifier
+            },
+            describe: "search \"\(item.title)\"")
     }
 
     func playItem(using generator: inout some RandomNumberGenerator) -> Step {

@@ -52,7 +52,8 @@ final class Progress: Sendable {
         self.nodes = nodes
     }
 
-    func tick(phase: String, remaining: Double? = nil) {
+    /// `detail` replaces the online count while the nodes are being made (before any can be online).
+    func tick(phase: String, remaining: Double? = nil, detail: String? = nil) {
         let now = Date().timeIntervalSince1970
         let counts = stats.counts()
         let (perSecond, due) = last.withLock { last -> (Double, Bool) in
@@ -64,18 +65,20 @@ final class Progress: Sendable {
             return (perSecond, due)
         }
         guard due else { return }
-        var line = "\(phase): online \(driver.onlineCount)/\(nodes)"
-        if phase != "starting" {
+        var line = "\(phase): " + (detail ?? "online \(driver.onlineCount)/\(nodes)")
+        if phase == "driving" {
             line += String(format: ", %.0f cmd/s, sent %d, answered %d, lost %d, wrong %d", perSecond, counts.sent,
                            counts.answered, counts.lost, counts.wrong)
         }
         if let remaining { line += String(format: ", %.0f s left", remaining) }
         if isTerminal {
             print("\r\u{1B}[K" + line, terminator: "")
-            fflush(nil)
         } else {
             print(line)
         }
+        // Into a pipe or a log file stdout is written a block at a time: a line kept back for minutes
+        // looks like a rig that hangs.
+        fflush(nil)
     }
 
     func finish() {

@@ -75,10 +75,13 @@ struct MedianodeRig: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(50))
         }
 
+        let progress = Progress(driver: driver, nodes: nodes)
         let fleet = try await Fleet.start(
             nodeIDs: nodeIDs, prefix: prefix, brokers: brokers, protocolVersion: version, template: template,
-            directory: directory, lengths: catalog.lengths)
-        let progress = Progress(driver: driver, nodes: nodes)
+            directory: directory, lengths: catalog.lengths
+        ) { phase, done in
+            progress.tick(phase: phase, detail: "\(done)/\(nodes)")
+        }
         let startLimit = clock.now + .seconds(max(30, Double(nodes) * 0.1))
         while driver.onlineCount < nodes, clock.now < startLimit {
             try await Task.sleep(for: .milliseconds(20))

@@ -13,6 +13,7 @@ import GRDB
 struct RigCatalog {
     struct Playable: Sendable {
         var identifier: String
+        var title: String
         var length: Double
     }
 
@@ -53,7 +54,7 @@ struct RigCatalog {
                             containerIdentifier: albumID),
                         under: albumID)
                     lengths[uri] = length
-                    playables.append(Playable(identifier: identifier, length: length))
+                    playables.append(Playable(identifier: identifier, title: "Track \(track + 1) of \(albumTitle)", length: length))
                 }
             }
         }
@@ -76,7 +77,7 @@ struct RigCatalog {
                         summary: "A generated episode.", containerIdentifier: showID),
                     under: showID)
                 lengths[uri] = length
-                playables.append(Playable(identifier: identifier, length: length))
+                playables.append(Playable(identifier: identifier, title: "Episode \(episode + 1) of \(showTitle)", length: length))
             }
         }
         snapshots.append((podcasts, feed))

@@ -24,9 +24,8 @@ final class SimulatedAudioEngine: AudioEngine {
         var anchorPosition = 0.0
         var anchorTime = 0.0
         var rate = 1.0
-        /// Grows with every change that moves the item's end, so a stale end timer does nothing.
+        /// Grows with every change that moves the item's end, so a stale end does nothing.
         var generation = 0
-        var endTimer: Task<Void, Never>?
         var isShutDown = false
     }
 
@@ -54,19 +53,16 @@ final class SimulatedAudioEngine: AudioEngine {
         state.anchorPosition = Self.position(state, now: now) ?? 0
         state.anchorTime = now
         state.generation += 1
-        state.endTimer?.cancel()
-        state.endTimer = nil
-        guard state.isPlaying, let loaded = state.loaded, state.rate > 0 else { return }
-        let remaining = max(0, (loaded.length - state.anchorPosition) / state.rate)
-        let generation = state.generation
-        state.endTimer = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(Int(remaining * 1000)))
-            guard !Task.isCancelled else { return }
-            self?.itemEnded(generation: generation)
+        guard state.isPlaying, let loaded = state.loaded, state.rate > 0 else {
+            EndClock.shared.disarm(self)
+            return
         }
+        let remaining = max(0, (loaded.length - state.anchorPosition) / state.rate)
+        EndClock.shared.arm(self, at: now + remaining, generation: state.generation)
     }
 
-    private func itemEnded(generation: Int) {
+    /// Called by `EndClock` when the item armed with `generation` reaches its end.
+    func itemEnded(generation: Int) {
         let now = Self.now()
         let fact = state.withLock { state -> AudioFact? in
             guard state.generation == generation, let loaded = state.loaded else { return nil }
@@ -75,7 +71,6 @@ final class SimulatedAudioEngine: AudioEngine {
                 state.isPlaying = false
                 state.anchorTime = now
                 state.generation += 1
-                state.endTimer = nil
                 return .endOfStream(loaded.token)
             }
             next.started = true
@@ -151,12 +146,12 @@ final class SimulatedAudioEngine: AudioEngine {
     func stop() async {
         let token = state.withLock { state -> PlaybackToken? in
             let token = state.loaded?.token
-            state.endTimer?.cancel()
-            state.endTimer = nil
             state.generation += 1
             state.loaded = nil
             state.preload = nil
             state.isPlaying = false
+            // Under the lock, as `rearm` arms: a play right after cannot lose its end to this.
+            EndClock.shared.disarm(self)
             return token
         }
         if let token { continuation.yield(.stateChanged(.idle, token)) }
@@ -204,12 +199,11 @@ final class SimulatedAudioEngine: AudioEngine {
 
     func shutdown() async {
         state.withLock { state in
-            state.endTimer?.cancel()
-            state.endTimer = nil
             state.generation += 1
             state.loaded = nil
             state.preload = nil
             state.isPlaying = false
+            EndClock.shared.disarm(self)
         }
         continuation.finish()
     }
