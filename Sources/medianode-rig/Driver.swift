@@ -10,6 +10,8 @@ struct WatchedNode {
     var saidOnline = false
     var nowPlaying: JSONValue?
     var volume: JSONValue?
+    /// When a now playing or volume document last reached the driver (an older copy turned away excepted).
+    var stateArrivedAt: ContinuousClock.Instant?
     var waiting: [String: Waiter] = [:]
 }
 
@@ -122,10 +124,14 @@ final class Driver: Sendable {
                 if let held = state[node]?.nowPlaying?["timestamp"]?.numberValue,
                    let arriving = value?["timestamp"]?.numberValue, arriving < held { return }
                 state[node]?.nowPlaying = value
+                state[node]?.stateArrivedAt = .now
             }
         case "volume":
             let value = try? JSONValue(parsing: message.payload)
-            watched.state.withLock { $0[node]?.volume = value }
+            watched.state.withLock { state in
+                state[node]?.volume = value
+                state[node]?.stateArrivedAt = .now
+            }
         case "result":
             guard let reply = try? JSONValue(parsing: message.payload), let id = reply["id"]?.stringValue else { return }
             let waiter = watched.state.withLock { state in

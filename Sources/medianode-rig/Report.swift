@@ -12,8 +12,11 @@ final class Stats: Sendable {
         var resent = 0
         var wrongState = 0
         var replyMilliseconds: [Double] = []
-        /// The first few problems, to say what went wrong and not only how often.
-        var problems: [String] = []
+        /// The first few problems, to say what went wrong and not only how often: commands lost and wrong
+        /// states first, then commands sent again (expected while a node moves between brokers).
+        var problems: [String] { failures + resends.prefix(max(0, Stats.keptProblems - failures.count)) }
+        var failures: [String] = []
+        var resends: [String] = []
     }
 
     private let state = Mutex(Snapshot())
@@ -26,16 +29,16 @@ final class Stats: Sendable {
             $0.replyMilliseconds.append(milliseconds)
         }
     }
-    func lost(_ problem: String) { state.withLock { $0.lost += 1; Self.keep(problem, in: &$0) } }
-    func resent(_ problem: String) { state.withLock { $0.resent += 1; Self.keep(problem, in: &$0) } }
-    func wrong(_ problem: String) { state.withLock { $0.wrongState += 1; Self.keep(problem, in: &$0) } }
+    func lost(_ problem: String) { state.withLock { $0.lost += 1; Self.keep(problem, in: &$0.failures) } }
+    func resent(_ problem: String) { state.withLock { $0.resent += 1; Self.keep(problem, in: &$0.resends) } }
+    func wrong(_ problem: String) { state.withLock { $0.wrongState += 1; Self.keep(problem, in: &$0.failures) } }
     func snapshot() -> Snapshot { state.withLock { $0 } }
     func counts() -> (sent: Int, answered: Int, lost: Int, wrong: Int) {
         state.withLock { ($0.sent, $0.answered, $0.lost, $0.wrongState) }
     }
 
-    private static func keep(_ problem: String, in snapshot: inout Snapshot) {
-        if snapshot.problems.count < keptProblems { snapshot.problems.append(problem) }
+    private static func keep(_ problem: String, in problems: inout [String]) {
+        if problems.count < keptProblems { problems.append(problem) }
     }
 }
 
