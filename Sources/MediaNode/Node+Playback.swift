@@ -7,8 +7,8 @@ import ServiceLifecycle
 // MARK: - The audio and what follows it
 
 /// The audio engine and the playback controller that turns its facts into state. Stops after now
-/// playing and before the transport: the position is saved where the item stands (S31), then the audio
-/// stops, while the node can still say `offline`.
+/// playing and before the transport: the position is saved where the item stands (S31) and the lists
+/// showing it are republished, then the audio stops, all before the node says `offline`.
 struct PlaybackService: Service {
     let node: Node
     let playback: PlaybackController
@@ -30,6 +30,7 @@ struct PlaybackService: Service {
         }
         guard isGraceful else { return }
         await node.saveCurrentProgress()
+        await node.publishPendingTree()
         await node.engine?.shutdown()
     }
 }
