@@ -117,6 +117,9 @@ struct DownloadService: Service {
             let changes = node.catalog?.changes()
             await withDiscardingTaskGroup { group in
                 group.addTask {
+                    // Once the tree is out: its start publishes the upper levels only when it is the first
+                    // to read the tree, and the content tree service starts alongside this one.
+                    await node.initialStatePublished.wait()
                     // An empty Downloads section says "no media", not "loading": nothing is on its way.
                     await node.setSectionStatus(.noMedia, for: ContentItem.Section.downloads)
                     await downloads.run()
