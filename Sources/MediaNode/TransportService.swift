@@ -12,6 +12,8 @@ struct TransportService: Service {
 
     func run() async throws {
         let retained = node.retained
+        // Here, not in a child task: the start's first messages wait for no other task to be scheduled.
+        await node.startTransport()
         await withDiscardingTaskGroup { group in
             // The one path retained state takes to the broker (see RetainedPublisher); it ends with `finish`.
             group.addTask { await retained.run() }
@@ -35,9 +37,8 @@ struct TransportService: Service {
 }
 
 extension Node {
-    /// Sets up what comes before the connection (see `TransportService`), starts it, and follows its events
-    /// until they end.
-    func followTransport() async {
+    /// Sets up what comes before the connection (see `TransportService`), then starts it.
+    func startTransport() async {
         // The transport may be connected already (the daemon connects while it starts), so a command can
         // arrive as soon as its subscription is made: the lanes take messages from before that.
         transport.route { [weak self] message in
@@ -45,7 +46,6 @@ extension Node {
             self.inbound.route(message, node: self)
             return true
         }
-        defer { transport.route { _ in false } }
         // S19: command subscriptions and capabilities come first; content follows them.
         do {
             try transport.subscribe(topics.commandFilter, qos: 1)
@@ -57,6 +57,11 @@ extension Node {
         commandsReady.open()
         if content == nil { initialStatePublished.open() }
         transport.start()
+    }
+
+    /// Follows the transport's events until they end, after its shutdown.
+    func followTransport() async {
+        defer { transport.route { _ in false } }
         for await event in transport.events {
             switch event {
             case .connected:
