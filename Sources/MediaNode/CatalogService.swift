@@ -30,6 +30,22 @@ public struct CatalogRefreshSettings: Sendable {
     }
 }
 
+/// What the catalog service tells the node, and what it waits for: its one seam to the rest of the node.
+public protocol CatalogObserver: Sendable {
+    /// Returns once the initial state is out: checking and refreshing the cache before would slow the start.
+    func waitUntilStarted() async
+    /// Publishes a non-retained event on `P/events`.
+    func publishEvent(_ event: JSONValue)
+    /// Rereads the catalog's counts for `P/info`.
+    func refreshCatalogSummary() async
+    /// Says why a section is empty (S25).
+    func setSectionStatus(_ reason: EmptyRootReason, for section: String) async
+    /// Says why the root is empty (S25).
+    func setEmptyRootReason(_ reason: EmptyRootReason) async
+}
+
+extension Node: CatalogObserver {}
+
 /// Keeps the catalog cache filled in the background: the node serves whatever the cache holds from the
 /// first moment (S26, S29, S30), while this service scans `--library` folders and refreshes `--catalog`
 /// URLs, each on its own schedule, and says what happened on `P/events` and in `P/info`.
@@ -37,7 +53,7 @@ public struct CatalogRefreshSettings: Sendable {
 /// Each refresh swaps a source's content in one transaction or not at all, and the store hands its diff
 /// to `ContentCatalog.changes()`, so the content tree republishes only what changed (S27).
 public struct CatalogService: Service {
-    public let node: Node
+    let node: any CatalogObserver
     public let database: CatalogDatabase
     public let settings: CatalogRefreshSettings
     let providers: [any CatalogProvider]
@@ -46,13 +62,14 @@ public struct CatalogService: Service {
     let logger: Logger
 
     /// - Parameters:
+    ///   - node: the node it reports to.
     ///   - libraries: folders scanned together as one local source.
     ///   - catalogs: remote catalog locations; one that cannot be understood is reported and skipped.
     ///   - fetcher: the network client; the standard one (HTTP and files) unless a test supplies another.
     ///   - tagReader: reads the library files TagLib cannot (the daemon gives `DiscovererTagReader`); without
     ///     one they are listed under their file names.
     public init(
-        node: Node, database: CatalogDatabase, libraries: [String], catalogs: [String],
+        node: any CatalogObserver, database: CatalogDatabase, libraries: [String], catalogs: [String],
         settings: CatalogRefreshSettings = CatalogRefreshSettings(), fetcher: (any CatalogFetcher)? = nil,
         tagReader: (any TagReader)? = nil, logger: Logger = Logger(label: "medianode.catalog.service")
     ) {

@@ -16,7 +16,7 @@ extension Node {
             guard let answer = manager.publishedAnswer(
                 IndexPath(request.indexPath), offset: request.offset, limit: request.limit)
             else { return nil }
-            Self.prefetch(answer.prefetch, manager)
+            content.prefetch(answer.prefetch)
             return .success(encodedData: answer.document)
         }
         commandCenter.addHandler(for: .browse, immediate: published) { [weak self] request in
@@ -27,7 +27,7 @@ extension Node {
                     return CommandResult(.noSuchContent, message: message)
                 case let .node(node, update, prefetch):
                     self?.publishTree(update)
-                    Self.prefetch(prefetch, manager)
+                    content.prefetch(prefetch)
                     return .success(encodedData: update.document(for: node, artworkTopic: artworkTopic))
                 }
             } catch {
@@ -183,11 +183,5 @@ extension Node {
             ("discNumber", item.discNumber.map(String.init)), ("discCount", item.discCount.map(String.init)),
         ]
         return Dictionary(uniqueKeysWithValues: entries.compactMap { key, value in value.map { (key, $0) } })
-    }
-
-    /// Loads the first pages of a browsed node's containers (S28), behind the replies.
-    static func prefetch(_ containers: [String], _ manager: PlayableContentManager) {
-        guard !containers.isEmpty else { return }
-        Task(priority: .low) { await manager.prefetch(containers) }
     }
 }

@@ -7,6 +7,7 @@ final class Eventual<T: Sendable>: Sendable {
     private struct State {
         var value: T?
         var waiter: CheckedContinuation<T?, Never>?
+        /// The waiter has been answered, or given up before it waited.
         var isSettled = false
     }
 
@@ -23,31 +24,43 @@ final class Eventual<T: Sendable>: Sendable {
         waiter?.resume(returning: value)
     }
 
-    /// The value, or nil if it did not arrive within `timeout`. Call once.
+    /// The value, or nil if it did not arrive within `timeout` or the task was cancelled. Call once.
     func value(within timeout: Duration) async -> T? {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> T? in
-                if let value = state.value {
-                    state.isSettled = true
-                    return value
-                }
-                state.waiter = continuation
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await self.value() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
                 return nil
             }
-            if let ready {
-                continuation.resume(returning: ready)
-                return
-            }
-            Task {
-                try? await Task.sleep(for: timeout)
-                let late = self.state.withLock { state -> CheckedContinuation<T?, Never>? in
-                    guard !state.isSettled else { return nil }
-                    state.isSettled = true
-                    defer { state.waiter = nil }
-                    return state.waiter
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// The value once it arrives; nil when the task is cancelled first.
+    private func value() async -> T? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> T?? in
+                    if let value = state.value {
+                        state.isSettled = true
+                        return .some(value)
+                    }
+                    if state.isSettled { return .some(nil) }
+                    state.waiter = continuation
+                    return .none
                 }
-                late?.resume(returning: nil)
+                if let ready { continuation.resume(returning: ready) }
             }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<T?, Never>? in
+                guard !state.isSettled else { return nil }
+                state.isSettled = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
         }
     }
 }

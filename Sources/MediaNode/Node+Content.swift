@@ -2,29 +2,49 @@ import ContentTree
 import Foundation
 import MediaJSON
 import RemoteCommands
+import ServiceLifecycle
 
 // MARK: - The retained content tree
 
-extension Node {
-    /// Publishes the upper levels of the tree and follows catalog changes; called once the command
-    /// subscriptions and capabilities are in place (S19).
-    func startContent() -> [Task<Void, Never>] {
-        guard let content, let catalog else { return [] }
-        let changes = catalog.changes()
-        return [
-            Task {
-                do {
-                    self.publishTree(try await content.manager.start())
-                } catch {
-                    self.logger.error("cannot read the catalog for the content tree: \(error)")
+/// Publishes the upper levels of the tree once the command subscriptions and capabilities are in place
+/// (S19), then follows catalog changes and playback progress; reads the catalog's counts for `P/info`.
+struct ContentTreeService: Service {
+    let node: Node
+    let content: NodeContent
+    let catalog: any ContentCatalog
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { [node, content, catalog] in
+            await node.commandsReady.wait()
+            // Followed from before the tree is read: no change committed meanwhile is missed.
+            let changes = catalog.changes()
+            await withDiscardingTaskGroup { group in
+                group.addTask { await node.publishInitialTree(content) }
+                group.addTask { for await diff in changes { content.mark(diff) } }
+                group.addTask { await node.flushContent(content) }
+                group.addTask { await node.saveProgressPeriodically() }
+                group.addTask { await content.runPrefetches() }
+                group.addTask(priority: .utility) { await node.treeArtwork.run() }
+                // P/info waits for the catalog's counts, which take a while on a large cache; they are read
+                // once the rest is out, not to slow it down.
+                group.addTask {
+                    await node.initialStatePublished.wait()
+                    await node.refreshCatalogSummary()
                 }
-                self.initialStatePublished.open()
-                await self.clearLeftoverTree()
-            },
-            Task { for await diff in changes { content.mark(diff) } },
-            Task { await self.flushContent(content) },
-            Task { await self.saveProgressPeriodically() },
-        ]
+            }
+        }
+    }
+}
+
+extension Node {
+    func publishInitialTree(_ content: NodeContent) async {
+        do {
+            publishTree(try await content.manager.start())
+        } catch {
+            logger.error("cannot read the catalog for the content tree: \(error)")
+        }
+        initialStatePublished.open()
+        await clearLeftoverTree()
     }
 
     /// One flush per burst: waits a moment for more changes, then republishes what they touched (S27).

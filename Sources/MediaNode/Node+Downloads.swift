@@ -3,6 +3,7 @@ import ContentTree
 import Foundation
 import MediaJSON
 import RemoteCommands
+import ServiceLifecycle
 
 /// Where local copies go and how many the node keeps by itself (contract 1.1, Downloads).
 public struct DownloadSettings: Sendable {
@@ -78,51 +79,13 @@ extension Node {
         return .success
     }
 
-    /// Works the download queue and turns what it reports into events and tree updates.
-    func startDownloads() -> [Task<Void, Never>] {
-        guard let downloads else { return [] }
-        let content = self.content
-        downloads.setQuota(configuration.downloads.quota) { identifier in content?.loadedIdentifier == identifier }
-        let newest = configuration.downloads.autoDownload
-        let changes = catalog?.changes()
-        return [
-            Task {
-                // An empty Downloads section says "no media", not "loading": nothing is on its way.
-                await self.setSectionStatus(.noMedia, for: ContentItem.Section.downloads)
-                await downloads.run()
-            },
-            // After a source's refresh: the Downloads section follows the catalog's rows, and the newest episodes
-            // of each feed are queued (at start too). The section's own changes have no source: no loop.
-            Task {
-                guard let changes else { return }
-                // Background work with no hurry: after the start, and after a moment in which a retained
-                // P/context saying the network is metered arrives first.
-                await self.initialStatePublished.wait()
-                try? await Task.sleep(for: .seconds(2))
-                await downloads.autoDownload(newest: newest)
-                for await diff in changes where !diff.isEmpty && diff.sourceIdentifier != nil {
-                    await downloads.listDownloaded()
-                    await downloads.autoDownload(newest: newest)
-                }
-            },
-            Task { [weak self] in
-                for await event in downloads.events {
-                    guard let self else { return }
-                    self.downloadReported(event)
-                }
-            },
-        ]
-    }
-
-    func downloadReported(_ event: DownloadEvent) {
+    func downloadReported(_ event: DownloadEvent) async {
         switch event {
         case let .changed(identifier):
             guard let content, let downloads else { return }
-            Task {
-                let containers = await downloads.containers(listing: identifier)
-                guard !containers.isEmpty else { return }
-                content.mark(CatalogDiff(changedContainers: containers, updatedItems: 1))
-            }
+            let containers = await downloads.containers(listing: identifier)
+            guard !containers.isEmpty else { return }
+            content.mark(CatalogDiff(changedContainers: containers, updatedItems: 1))
         case let .finished(identifier, bytes):
             publishEvent(["type": "downloadFinished", "identifier": .string(identifier), "bytes": .number(Double(bytes))])
         case let .failed(identifier, message):
@@ -135,5 +98,49 @@ extension Node {
         guard let downloads, let document = try? JSONValue(parsing: payload),
               case let .object(fields) = document, case let .bool(metered)? = fields["networkMetered"] else { return }
         downloads.setMetered(metered)
+    }
+}
+
+/// Works the download queue and turns what it reports into events and tree updates; after a source's
+/// refresh, the Downloads section follows the catalog's rows and the newest episodes of each feed are
+/// queued (at start too).
+struct DownloadService: Service {
+    let node: Node
+    let downloads: DownloadManager
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { [node, downloads] in
+            let content = node.content
+            downloads.setQuota(node.configuration.downloads.quota) { identifier in content?.loadedIdentifier == identifier }
+            let newest = node.configuration.downloads.autoDownload
+            await node.commandsReady.wait()
+            let changes = node.catalog?.changes()
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    // Once the tree is out: its start publishes the upper levels only when it is the first
+                    // to read the tree, and the content tree service starts alongside this one.
+                    await node.initialStatePublished.wait()
+                    // An empty Downloads section says "no media", not "loading": nothing is on its way.
+                    await node.setSectionStatus(.noMedia, for: ContentItem.Section.downloads)
+                    await downloads.run()
+                }
+                // The section's own changes have no source: no loop.
+                group.addTask {
+                    guard let changes else { return }
+                    // Background work with no hurry: after the start, and after a moment in which a retained
+                    // P/context saying the network is metered arrives first.
+                    await node.initialStatePublished.wait()
+                    try? await Task.sleep(for: .seconds(2))
+                    await downloads.autoDownload(newest: newest)
+                    for await diff in changes where !diff.isEmpty && diff.sourceIdentifier != nil {
+                        await downloads.listDownloaded()
+                        await downloads.autoDownload(newest: newest)
+                    }
+                }
+                group.addTask {
+                    for await event in downloads.events { await node.downloadReported(event) }
+                }
+            }
+        }
     }
 }

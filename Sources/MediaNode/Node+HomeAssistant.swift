@@ -1,6 +1,21 @@
 import MQTTTransport
+import ServiceLifecycle
 
 // MARK: - Home Assistant discovery
+
+/// Publishes the discovery message and listens for Home Assistant's birth; clears a discovery message an
+/// earlier run left that this run does not publish.
+struct HomeAssistantService: Service {
+    let node: Node
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { [node] in
+            await node.commandsReady.wait()
+            await node.startHomeAssistant()
+            await waitUntilCancelled()
+        }
+    }
+}
 
 extension Node {
     /// The node's discovery, when it was started with `--homeassistant`.
@@ -13,7 +28,7 @@ extension Node {
     /// Publishes the discovery message and listens for Home Assistant's birth, with the flag; with or
     /// without it, clears a discovery message an earlier run left that this run does not publish (the
     /// flag dropped, another prefix or node id), which is remembered in the catalog file.
-    func startHomeAssistant() -> Task<Void, Never>? {
+    func startHomeAssistant() async {
         let current = homeAssistant
         if let current {
             retained.publish(current.configTopic, current.document.jsonBytes)
@@ -25,14 +40,12 @@ extension Node {
                 }
             }
         }
-        guard let retainedBook else { return nil }
-        return Task {
-            let leftovers = await retainedBook.leftovers()
-                .filter { HomeAssistantDiscovery.isConfigTopic($0) && $0 != current?.configTopic }
-            guard !leftovers.isEmpty else { return }
-            for topic in retained.clearLeftovers(leftovers).sorted() {
-                logger.info("clearing the Home Assistant discovery an earlier run published", metadata: ["topic": "\(topic)"])
-            }
+        guard let retainedBook else { return }
+        let leftovers = await retainedBook.leftovers()
+            .filter { HomeAssistantDiscovery.isConfigTopic($0) && $0 != current?.configTopic }
+        guard !leftovers.isEmpty else { return }
+        for topic in retained.clearLeftovers(leftovers).sorted() {
+            logger.info("clearing the Home Assistant discovery an earlier run published", metadata: ["topic": "\(topic)"])
         }
     }
 

@@ -1,8 +1,25 @@
 import MQTTTransport
 import RemoteCommands
+import ServiceLifecycle
 import Synchronization
 
 // MARK: - Inbound: two lanes, filled in arrival order on the transport's thread
+
+/// Answers commands: last in the group, so it is the first to stop, and no command starts once the node
+/// has begun to shut down. What was queued before is still answered.
+struct InboundService: Service {
+    let node: Node
+
+    func run() async throws {
+        let lanes = node.inbound
+        await withDiscardingTaskGroup { group in
+            group.addTask { await lanes.run(node: node) }
+            // Cancelled instead: the lanes' tasks are cancelled with this one.
+            try? await gracefulShutdown()
+            lanes.close()
+        }
+    }
+}
 
 /// Where inbound messages wait for their turn.
 ///
@@ -11,50 +28,77 @@ import Synchronization
 /// content tree and the context run on the content lane, so they never wait for the audio (S26); a
 /// browse of a published node is even answered on the transport's thread, as long as no content
 /// message is waiting before it (replies keep the order of their requests).
+///
+/// The transport fills the lanes from its thread; the commands service empties them in `run`.
 final class InboundLanes: Sendable {
     private let playback: AsyncStream<(ticket: UInt64, message: MQTTMessage)>.Continuation
+    private let playbackMessages: AsyncStream<(ticket: UInt64, message: MQTTMessage)>
     private let content: AsyncStream<MQTTMessage>.Continuation
+    private let contentMessages: AsyncStream<MQTTMessage>
+    /// Replies that wait for their command's work to finish (playItem: until audio plays).
+    private let later: AsyncStream<(reply: CommandReply, request: MQTTProperties)>.Continuation
+    private let laterReplies: AsyncStream<(reply: CommandReply, request: MQTTProperties)>
     /// Content messages routed to the content lane and not yet answered.
     private let contentBacklog = Mutex(0)
+    private let isOpen = Atomic(true)
     /// Playback commands not yet answered, each answered by the lane or, past its deadline, by the watchdog.
     private let deadlines: ReplyDeadlines
-    private let watchdog: Task<Void, Never>
 
-    /// Starts the lanes' tasks; they end with `finish`.
-    init(node: Node) {
-        let (playbackMessages, playback) = AsyncStream.makeStream(
+    init(replyDeadline: Duration) {
+        (playbackMessages, playback) = AsyncStream.makeStream(
             of: (ticket: UInt64, message: MQTTMessage).self, bufferingPolicy: .unbounded)
-        let (contentMessages, content) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
-        self.playback = playback
-        self.content = content
-        let deadlines = ReplyDeadlines(limit: node.configuration.replyDeadline)
-        self.deadlines = deadlines
-        Task(executorPreference: node.engine?.callExecutor) {
-            for await (ticket, message) in playbackMessages where deadlines.start(ticket) {
-                await node.handle(message, settled: { deadlines.finish(ticket) })
-            }
-        }
-        // A quarter of a second is fine grained enough next to a deadline of seconds, and costs nothing
-        // on a command's path (no timer per command); with nothing pending it sleeps, which matters to a
-        // process running many nodes.
-        watchdog = Task {
-            for await _ in deadlines.becamePending {
-                while !Task.isCancelled, !deadlines.isEmpty {
-                    try? await Task.sleep(for: .milliseconds(250))
-                    for entry in deadlines.expire(at: .now) { node.answerOverdue(entry, after: deadlines.limit) }
+        (contentMessages, content) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
+        (laterReplies, later) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        deadlines = ReplyDeadlines(limit: replyDeadline)
+    }
+
+    /// Answers what the lanes hold until `close`, and what was queued before it; replies still waiting
+    /// for their work then are dropped, as the node is going away.
+    func run(node: Node) async {
+        let deadlines = self.deadlines
+        await withDiscardingTaskGroup { group in
+            // A quarter of a second is fine grained enough next to a deadline of seconds, and costs nothing
+            // on a command's path (no timer per command); with nothing pending it sleeps, which matters to a
+            // process running many nodes.
+            group.addTask {
+                for await _ in deadlines.becamePending {
+                    while !Task.isCancelled, !deadlines.isEmpty {
+                        try? await Task.sleep(for: .milliseconds(250))
+                        for entry in deadlines.expire(at: .now) { node.answerOverdue(entry, after: deadlines.limit) }
+                    }
                 }
             }
-        }
-        Task { [self] in
-            for await message in contentMessages {
-                await node.handle(message)
-                contentBacklog.withLock { $0 -= 1 }
+            group.addTask { [laterReplies] in
+                await withDiscardingTaskGroup { replies in
+                    for await (reply, request) in laterReplies {
+                        replies.addTask {
+                            let finished = await reply.finished()
+                            guard !Task.isCancelled else { return }
+                            node.send(finished, to: request)
+                        }
+                    }
+                }
             }
+            await withDiscardingTaskGroup { lanes in
+                lanes.addTask(executorPreference: node.engine?.callExecutor) { [playbackMessages] in
+                    for await (ticket, message) in playbackMessages where deadlines.start(ticket) {
+                        await node.handle(message, settled: { deadlines.finish(ticket) })
+                    }
+                }
+                lanes.addTask { [contentMessages] in
+                    for await message in contentMessages {
+                        await node.handle(message)
+                        self.contentBacklog.withLock { $0 -= 1 }
+                    }
+                }
+            }
+            group.cancelAll()
         }
     }
 
     /// Puts a message on its lane, or answers it at once. Never blocks.
     func route(_ message: MQTTMessage, node: Node) {
+        guard isOpen.load(ordering: .acquiring) else { return }
         if node.handleHomeAssistantBirth(message) { return }
         guard node.isContentMessage(message) else {
             playback.yield((deadlines.admit(message), message))
@@ -66,11 +110,16 @@ final class InboundLanes: Sendable {
         content.yield(message)
     }
 
-    func finish() {
+    /// Sends `reply` once its work has finished; the lane moves on meanwhile.
+    func answerLater(_ reply: CommandReply, to request: MQTTProperties) {
+        later.yield((reply, request))
+    }
+
+    /// Takes no more messages; the lanes end once they have answered what they hold.
+    func close() {
+        isOpen.store(false, ordering: .releasing)
         playback.finish()
         content.finish()
-        deadlines.finishWatching()
-        watchdog.cancel()
     }
 }
 
@@ -105,7 +154,7 @@ extension Node {
             }
             guard reply.result.deferred != nil else { return send(reply, to: message.properties) }
             // Answered when its work finishes (playItem: once audio plays); the lane moves on meanwhile.
-            Task { self.send(await reply.finished(), to: message.properties) }
+            inbound.answerLater(reply, to: message.properties)
         } else if message.topic == topics.context {
             await handleContext(message.payload)
         }

@@ -2,20 +2,61 @@ import Foundation
 import MediaJSON
 import Playback
 import RemoteCommands
+import ServiceLifecycle
 
-// MARK: - Following playback
+// MARK: - The audio and what follows it
+
+/// The audio engine and the playback controller that turns its facts into state. Stops after now
+/// playing and before the transport: the position is saved where the item stands (S31) and the lists
+/// showing it are republished, then the audio stops, all before the node says `offline`.
+struct PlaybackService: Service {
+    let node: Node
+    let playback: PlaybackController
+
+    func run() async throws {
+        let isGraceful = await withDiscardingTaskGroup(returning: Bool.self) { group in
+            group.addTask {
+                // The listener's volume is restored before the controller follows the engine.
+                await node.commandsReady.wait()
+                await playback.run()
+            }
+            defer { group.cancelAll() }
+            do {
+                try await gracefulShutdown()
+                return true
+            } catch {
+                return false
+            }
+        }
+        guard isGraceful else { return }
+        await node.saveCurrentProgress()
+        await node.publishPendingTree()
+        await node.engine?.shutdown()
+    }
+}
+
+/// Publishes what playback does: `P/nowplaying` (with its artwork), the queue, the volume, the events,
+/// the capability parameters that follow playback, and the progress saved when an item stops or ends.
+struct NowPlayingService: Service {
+    let node: Node
+    let playback: PlaybackController
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { [node, playback] in
+            // After the initial state, which these would otherwise overwrite.
+            await node.commandsReady.wait()
+            await withDiscardingTaskGroup { group in
+                group.addTask { await node.nowPlaying.run() }
+                group.addTask { await node.followSnapshots(playback) }
+                group.addTask { await node.followEvents(playback) }
+            }
+            // The controller's streams end only when the engine does.
+            await waitUntilCancelled()
+        }
+    }
+}
 
 extension Node {
-    /// Starts the controller and the tasks that publish what it does.
-    func startPlayback() -> [Task<Void, Never>] {
-        guard let playback else { return [] }
-        return [
-            Task { await playback.run() },
-            Task { await self.followSnapshots(playback) },
-            Task { await self.followEvents(playback) },
-        ]
-    }
-
     func followSnapshots(_ playback: PlaybackController) async {
         var shownItem: String?
         for await snapshot in playback.snapshots {

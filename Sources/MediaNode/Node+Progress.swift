@@ -40,6 +40,19 @@ extension Node {
                            whilePlaying: onlyWhilePlaying)
     }
 
+    /// At shutdown, once the content tree service has stopped: the lists showing the position just saved
+    /// are republished now, before `offline`, not after a coalescing window the node no longer waits for.
+    func publishPendingTree() async {
+        guard let content else { return }
+        let (diff, progress) = content.takePending()
+        guard !diff.isEmpty || !progress.isEmpty else { return }
+        do {
+            publishTree(try await content.manager.apply(diff, progressChanged: progress))
+        } catch {
+            logger.warning("could not republish the content tree at shutdown: \(error)")
+        }
+    }
+
     func saveProgress(_ identifier: String, elapsed: Double, duration: Double?, whilePlaying: Bool = false) async {
         guard let catalog, let content else { return }
         let position = PlaybackPosition(elapsed: elapsed, duration: duration, updatedAt: Date().timeIntervalSince1970)

@@ -10,6 +10,9 @@ import MediaJSON
 
 /// The node: wires the transport to the command center and publishes the retained state of the contract.
 ///
+/// Its long-running parts are services (see `services(catalog:)`), run in one service group: by the
+/// daemon together with the catalog service, or by `run()`.
+///
 /// Inbound messages are handled in arrival order on two lanes, one message at a time on each (see
 /// `InboundLanes`): browse, contentItem and the context on the content lane, so the cache answers at
 /// once (S26) whatever the audio is doing; every other command on the playback lane. Every request gets
@@ -34,6 +37,13 @@ public final class Node: Sendable {
     let catalogInfo = CatalogInfoState()
     /// Opens once the initial state, the upper levels of the tree included, is in place.
     let initialStatePublished = Latch()
+    /// Opens once the command subscriptions are made and the initial retained state, capabilities
+    /// included, is marked: what the other services publish comes after it (S19).
+    let commandsReady = Latch()
+    /// Where inbound messages wait for the commands service.
+    let inbound: InboundLanes
+    /// The group `run()` runs the services in, for `shutdown()`.
+    let ownRun = OwnRun()
     /// Publishes the pictures the published tree names.
     let treeArtwork: TreeArtworkPublisher
     /// The listener's volume across restarts, when the node has a catalog file.
@@ -79,6 +89,7 @@ public final class Node: Sendable {
             processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), started: initialStatePublished,
             logger: logger)
         self.startedAt = Date()
+        self.inbound = InboundLanes(replyDeadline: configuration.replyDeadline)
         self.playback = engine.map { PlaybackController(engine: $0) }
         self.content = Self.makeContent(catalog: catalog, configuration: configuration)
         if let playback { registerPlaybackCommands(playback) }
@@ -100,91 +111,10 @@ public final class Node: Sendable {
 
     var topics: TopicLayout { configuration.topics }
 
-    /// Runs until the transport's events end (after `shutdown`) or the task is cancelled.
-    public func run() async {
-        // The transport may be connected already (the daemon connects while it starts), so a command can
-        // arrive as soon as its subscription is made: the lanes take messages from before that.
-        let lanes = InboundLanes(node: self)
-        // The one path retained state takes to the broker (see RetainedPublisher).
-        let flusher = Task { await retained.run() }
-        defer {
-            lanes.finish()
-            transport.route { _ in false }
-            retained.finish()
-            flusher.cancel()
-        }
-        transport.route { [weak self] message in
-            guard let self else { return false }
-            lanes.route(message, node: self)
-            return true
-        }
-        // S19: command subscriptions and capabilities come first; content follows them.
-        do {
-            try transport.subscribe(topics.commandFilter, qos: 1)
-            try transport.subscribe(topics.context, qos: 1)
-        } catch {
-            logger.error("cannot subscribe to command topics: \(error)")
-        }
-        // P/info waits for the catalog's counts, which take a while on a large cache; they are read once
-        // the rest is out, not to slow it down.
-        let summary = Task {
-            await initialStatePublished.wait()
-            await refreshCatalogSummary()
-        }
-        defer { summary.cancel() }
-        publishInitialState(volume: await restoreVolume())
-        let homeAssistant = startHomeAssistant()
-        defer { homeAssistant?.cancel() }
-        let capabilityUpdates = Task { [commandCenter] in
-            for await _ in commandCenter.changes { self.publishCapabilities() }
-        }
-        defer { capabilityUpdates.cancel() }
-        let playbackTasks = startPlayback() + startContent() + startDownloads()
-        defer { for task in playbackTasks { task.cancel() } }
-        if content == nil { initialStatePublished.open() }
-        transport.start()
-        for await event in transport.events {
-            switch event {
-            case .connected:
-                retained.connected(first: [topics.status, topics.info, topics.commands])
-            case let .disconnected(reason):
-                retained.disconnected()
-                logger.debug("transport disconnected: \(reason)")
-            case let .message(message):
-                lanes.route(message, node: self)
-            }
-        }
-    }
-
     /// Returns once the node has put its initial retained state in place, the upper levels of the content
     /// tree included (they go out as soon as the broker connection is up). Background work that would
     /// compete with the start (integrity check, refreshes) waits for it.
     public func waitUntilStarted() async { await initialStatePublished.wait() }
-
-    /// Says `offline` (retained) and waits briefly for the broker to take it, then disconnects.
-    public func shutdown() async {
-        retained.flush()
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await self.transport.publishAndWait(
-                        topic: self.topics.status, payload: Array("offline".utf8), retain: true, properties: .init())
-                }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(2))
-                    throw CancellationError()
-                }
-                try await group.next()
-                group.cancelAll()
-            }
-        } catch {
-            logger.warning("could not confirm 'offline' with the broker before disconnecting (\(error))")
-        }
-        await saveCurrentProgress()
-        await retainedBook?.flush()
-        await transport.shutdown()
-        await engine?.shutdown()
-    }
 
     // MARK: - Outbound
 

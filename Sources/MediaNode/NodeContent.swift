@@ -42,6 +42,9 @@ final class NodeContent: Sendable {
     /// Yields when something waits to be flushed; a burst coalesces into one wake-up.
     let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
+    /// Containers whose first pages to load behind the replies (S28), for `runPrefetches`.
+    private let prefetches: AsyncStream<[String]>
+    private let prefetchRequests: AsyncStream<[String]>.Continuation
     private let state = Mutex(State())
 
     struct State {
@@ -60,6 +63,22 @@ final class NodeContent: Sendable {
         self.manager = manager
         self.settings = settings
         (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (prefetches, prefetchRequests) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Loads the first pages of a browsed node's containers (S28), behind the replies.
+    func prefetch(_ containers: [String]) {
+        guard !containers.isEmpty else { return }
+        prefetchRequests.yield(containers)
+    }
+
+    /// Works the prefetches at low priority, several at once, until cancelled.
+    func runPrefetches() async {
+        await withDiscardingTaskGroup { group in
+            for await containers in prefetches {
+                group.addTask(priority: .low) { [manager] in await manager.prefetch(containers) }
+            }
+        }
     }
 
     /// Notes a committed change for the next flush; browses stop answering what it touches from the

@@ -6,7 +6,8 @@ import NowPlaying
 import Playback
 
 /// Publishes `P/nowplaying` the way MPNowPlayingInfoCenter works: every snapshot is offered and only a
-/// change goes out; artwork is found off the hot path and now playing goes out again when it arrives.
+/// change goes out; artwork is found off the hot path, in `run()`, and now playing goes out again when it
+/// arrives.
 actor NowPlayingPublisher {
     /// Readers extrapolate the position; republish once it would be off by more than 40 ms (the contract's
     /// readers expect it within 50 ms).
@@ -25,12 +26,25 @@ actor NowPlayingPublisher {
     private let retained: RetainedPublisher
     private let topics: TopicLayout
     private let logger: Logger
+    /// Items whose artwork `run()` is to look for.
+    private let lookups: AsyncStream<(QueueItem, StreamTags)>
+    private let lookupRequests: AsyncStream<(QueueItem, StreamTags)>.Continuation
 
     init(resolver: ArtworkResolver, retained: RetainedPublisher, topics: TopicLayout, logger: Logger) {
         self.resolver = resolver
         self.retained = retained
         self.topics = topics
         self.logger = logger
+        (lookups, lookupRequests) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Looks for the artwork `update` asks for, several items at once, until cancelled.
+    nonisolated func run() async {
+        await withDiscardingTaskGroup { group in
+            for await (item, tags) in lookups {
+                group.addTask { await self.resolveArtwork(for: item, tags: tags) }
+            }
+        }
     }
 
     /// Offers a new controller snapshot; publishes it if it changed anything a reader cannot extrapolate.
@@ -54,8 +68,7 @@ actor NowPlayingPublisher {
         searched[item.identifier] = hasEmbedded
         if searched.count > 1024 { searched.removeValue(forKey: searched.keys.first { $0 != item.identifier }!) }
         resolving.insert(item.identifier)
-        let tags = snapshot.tags
-        Task { await self.resolveArtwork(for: item, tags: tags) }
+        lookupRequests.yield((item, snapshot.tags))
     }
 
     private func publishCurrent() {

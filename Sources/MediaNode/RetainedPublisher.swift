@@ -120,8 +120,9 @@ final class RetainedPublisher: Sendable {
         }
     }
 
-    /// Flushes whenever something became dirty, until `finish` or cancellation. The book records what was
-    /// published beside it, so a slow disk never holds up what subscribers see.
+    /// Flushes whenever something became dirty, until `finish` or cancellation. The book reads what the
+    /// earlier run left, then records what is published beside it, so a slow disk never holds up what
+    /// subscribers see.
     func run() async {
         guard let book else {
             for await _ in wake {
@@ -132,6 +133,7 @@ final class RetainedPublisher: Sendable {
         }
         let (flushed, recorder) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         async let recording: Void = {
+            await book.load()
             for await _ in flushed { await book.flush() }
             await book.flush()
         }()

@@ -18,29 +18,36 @@ extension CatalogDatabase: RetainedTopicMemory {}
 /// start.
 ///
 /// Threading: `published` and `cleared` may be called from any thread; `flush()` writes what they noted,
-/// and is called by the retained publisher after each of its flushes.
+/// and is called by the retained publisher after each of its flushes, which also `load`s it first.
 final class RetainedTopicBook: Sendable {
     private let memory: any RetainedTopicMemory
     private let logger: Logger
-    /// What the earlier run left: read before this run writes anything.
-    private let previous: Task<Set<String>, Never>
+    /// What the earlier run left: read by `load()` before this run writes anything.
+    private let previous = Mutex<Set<String>>([])
+    private let loaded = Latch()
     private let pending = Mutex<[String: Bool]>([:])
 
     init(memory: any RetainedTopicMemory, logger: Logger) {
         self.memory = memory
         self.logger = logger
-        previous = Task {
-            do {
-                return try await memory.rememberedRetainedTopics()
-            } catch {
-                logger.warning("cannot read which retained topics an earlier run published: \(error)")
-                return []
-            }
+    }
+
+    /// Reads what the earlier run left; the retained publisher calls it first thing in its run.
+    func load() async {
+        do {
+            let topics = try await memory.rememberedRetainedTopics()
+            previous.withLock { $0 = topics }
+        } catch {
+            logger.warning("cannot read which retained topics an earlier run published: \(error)")
         }
+        loaded.open()
     }
 
     /// The retained topics an earlier run published and never cleared.
-    func leftovers() async -> Set<String> { await previous.value }
+    func leftovers() async -> Set<String> {
+        await loaded.wait()
+        return previous.withLock { $0 }
+    }
 
     func published(_ topic: String) { note(topic, isRetained: true) }
 
@@ -52,7 +59,7 @@ final class RetainedTopicBook: Sendable {
 
     /// Writes what is pending now in one transaction; nothing before the earlier run's topics are read.
     func flush() async {
-        _ = await previous.value
+        await loaded.wait()
         let changes = pending.withLock { pending in
             defer { pending = [:] }
             return pending

@@ -8,8 +8,8 @@ import Synchronization
 /// Publishes the pictures the content tree names (S13, S21): every `artwork` topic a published node or
 /// a contentItem answer points at holds the picture's bytes, retained, read from the catalog cache.
 ///
-/// In the background and once each: the start publishes status, commands and the tree first, and a
-/// picture shared by a whole album goes out once. A cached picture over the contract's 256 KiB, or in
+/// In the background (`run()`, in the content tree service) and once each: the start publishes status,
+/// commands and the tree first, and a picture shared by a whole album goes out once. A cached picture over the contract's 256 KiB, or in
 /// another format than JPEG or PNG, is converted first; one that cannot be read is logged and left out.
 final class TreeArtworkPublisher: Sendable {
     private let store: (any ArtworkStore)?
@@ -26,8 +26,10 @@ final class TreeArtworkPublisher: Sendable {
         /// Keys asked for so far (published, waiting, or found missing).
         var requested: Set<String> = []
         var waiting: [String] = []
-        var isDraining = false
     }
+    /// Yields when keys wait; a burst coalesces into one wake-up.
+    private let wake: AsyncStream<Void>
+    private let wakeContinuation: AsyncStream<Void>.Continuation
 
     init(store: (any ArtworkStore)?, retained: RetainedPublisher, topics: TopicLayout, processor: ArtworkProcessor,
          started: Latch, logger: Logger) {
@@ -37,34 +39,33 @@ final class TreeArtworkPublisher: Sendable {
         self.processor = processor
         self.started = started
         self.logger = logger
+        (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Publishes the pictures of these artwork keys that are not out yet.
     func publish(_ keys: some Sequence<String>) {
         guard store != nil else { return }
-        let startDrain = state.withLock { state -> Bool in
+        let isWaiting = state.withLock { state -> Bool in
             for key in keys where state.requested.insert(key).inserted { state.waiting.append(key) }
-            guard !state.waiting.isEmpty, !state.isDraining else { return false }
-            state.isDraining = true
-            return true
+            return !state.waiting.isEmpty
         }
-        if startDrain { Task(priority: .utility) { await self.drain() } }
+        if isWaiting { wakeContinuation.yield() }
     }
 
-    private func drain() async {
+    /// Publishes the pictures asked for, once the initial state is out, until cancelled.
+    func run() async {
         await started.wait()
-        while let key = next() {
-            guard let bytes = await picture(key) else { continue }
-            retained.publish(topics.artwork(key), bytes)
+        for await _ in wake {
+            while let key = next() {
+                guard let bytes = await picture(key) else { continue }
+                retained.publish(topics.artwork(key), bytes)
+            }
         }
     }
 
     private func next() -> String? {
         state.withLock { state in
-            guard !state.waiting.isEmpty else {
-                state.isDraining = false
-                return nil
-            }
+            guard !state.waiting.isEmpty else { return nil }
             return state.waiting.removeFirst()
         }
     }

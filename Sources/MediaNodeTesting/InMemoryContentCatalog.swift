@@ -122,6 +122,11 @@ public final class InMemoryContentCatalog: ContentCatalog, Sendable {
         state.withLock { $0.positions[identifier] }
     }
 
+    /// Whether a position is saved for `identifier`, for a test that must know without suspending.
+    public func hasSavedPosition(_ identifier: String) -> Bool {
+        state.withLock { $0.positions[identifier] != nil }
+    }
+
     public func setFeedback(_ mark: FeedbackMark, active: Bool, for identifier: String) async throws {
         state.withLock { $0.feedback[identifier, default: ItemFeedback()].set(mark, active: active) }
     }

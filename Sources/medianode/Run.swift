@@ -107,11 +107,10 @@ struct Run: AsyncParsableCommand {
         let catalogService = CatalogService(
             node: node, database: catalog, libraries: configuration.libraries, catalogs: configuration.catalogs,
             settings: refresh, tagReader: DiscovererTagReader())
-        // Named here: otherwise the group names each service by describing it through reflection, which
-        // costs milliseconds of the start.
+        // One group, in dependency order: on SIGTERM or SIGINT commands stop first and the transport last,
+        // once the node has said `offline` (see `Node.services`).
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: NodeService(node: node), serviceName: "NodeService"),
-                       .init(service: catalogService, serviceName: "CatalogService")],
+            services: node.services(catalog: catalogService),
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()

@@ -67,6 +67,27 @@ struct TreeTrafficTests {
         await rig.stop()
     }
 
+    @Test("podcast: a shutdown while an episode plays republishes the feed with the saved position, before offline")
+    func podcastUpdatesOnShutdown() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("traffic-shutdown")
+        let feed = try Self.podcast(in: directory, seconds: 30)
+        let rig = try await ContentRig.start(directory: directory, withLibrary: false, remoteCatalogs: [feed.path])
+        _ = try await rig.waitForNode([0, 0]) { $0?["children"]?[0] != nil }
+        #expect(try await rig.request("playItem", #"{"id":"p","indexPath":[0,0,0]}"#, id: "p")["status"] == "success")
+        // Five seconds of thirty: a sixth, short of the minute that would republish while playing.
+        try await Task.sleep(for: .seconds(5))
+        await rig.node.shutdown()
+        let status = rig.topics.status, show = rig.topics.contentTree([0, 0])
+        func isOffline(_ message: MQTTMessage) -> Bool { message.topic == status && message.payload == Array("offline".utf8) }
+        _ = try await rig.client.first { $0.topic == status && $0.payload == Array("offline".utf8) }
+        let received = await rig.client.received
+        let offline = try #require(received.lastIndex(where: isOffline))
+        let last = received[..<offline].last { $0.topic == show }.flatMap { try? JSONValue(parsing: $0.payload) }
+        let progress = last?["children"]?[0]?["playbackProgress"]?.numberValue ?? -1
+        #expect(progress > 0.1 && progress < 0.5, "the show before offline: \(last?.jsonString ?? "nothing")")
+        await rig.stop()
+    }
+
     @Test("podcast: while playing, the feed is republished only when its progress moved by the step, never on every save")
     func podcastUpdatesByStep() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("traffic-step")

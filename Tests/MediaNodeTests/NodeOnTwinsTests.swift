@@ -4,6 +4,7 @@ import MediaJSON
 import MediaNode
 import MediaNodeTesting
 import RemoteCommands
+import Synchronization
 import Testing
 
 /// What a dashboard sees of a node, with every part in memory: the in-memory broker routes the dashboard's
@@ -73,4 +74,33 @@ struct NodeOnTwinsTests {
         let status = try #require(rig.broker.retained(rig.topics.status))
         #expect(String(decoding: status.payload, as: UTF8.self) == "offline")
     }
+
+    @Test("shutdown takes no more commands, saves where the item stands and stops the audio, then says offline last")
+    func shutdownInReverse() async throws {
+        let rig = try await NodeRig.start(tracks: 3)
+        #expect(try await rig.request("playItem", #","indexPath":[0,0,1]"#)["status"] == "success")
+        _ = try await rig.retained(rig.topics.nowPlaying) { $0["state"] == "playing" }
+        // Runs inside the node's `offline` publish: what has happened by then, and a command sent right then.
+        let seenAtOffline = SeenAtOffline()
+        let lateID = "sent-during-shutdown"
+        rig.transport.whenPublishing(rig.topics.status) { [engine = rig.engine, catalog = rig.catalog, dashboard = rig.dashboard, topics = rig.topics] in
+            seenAtOffline.state.withLock { $0 = (engine.calls.contains(.shutdown), catalog.hasSavedPosition("track:2")) }
+            try? dashboard.publish(
+                topic: topics.command("stop"), payload: Array(#"{"id":"\#(lateID)"}"#.utf8), qos: 1, retain: false,
+                properties: MQTTProperties())
+        }
+        await rig.stop()
+        let seen = try #require(seenAtOffline.state.withLock { $0 }, "the node never said offline")
+        #expect(seen.audioStopped && seen.saved, "at offline: \(seen)")
+        let last = try #require(rig.transport.published.last)
+        #expect(last.topic == rig.topics.status && String(decoding: last.payload, as: UTF8.self) == "offline")
+        #expect(!rig.engine.calls.contains(.stop), "the command sent during shutdown reached the audio")
+        let replies = rig.dashboard.received.filter { $0.topic == rig.topics.result }
+        #expect(!replies.contains { (try? JSONValue(parsing: $0.payload))?["id"] == .string(lateID) })
+    }
+}
+
+/// What a hook inside the node's `offline` publish saw.
+final class SeenAtOffline: Sendable {
+    let state = Mutex<(audioStopped: Bool, saved: Bool)?>(nil)
 }

@@ -43,7 +43,10 @@ struct NodeRig {
     private func started() async throws -> NodeRig {
         dashboard.start()
         try dashboard.subscribe("\(topics.prefix)/#", qos: 1)
-        _ = try await dashboard.first { $0.topic == topics.commands }
+        // Generous: at the start of a run, other suites' synchronous set-up (broker processes, audio
+        // fixtures) can hold every thread of the cooperative pool for ten seconds and more, and this wait
+        // may begin just before; the node itself is up in milliseconds.
+        _ = try await dashboard.first(timeout: .seconds(60)) { $0.topic == topics.commands }
         return self
     }
 

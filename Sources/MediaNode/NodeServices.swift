@@ -1,0 +1,97 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+// MARK: - The node as services
+
+extension Node {
+    /// The node's long-running parts, in the order they depend on each other, for one `ServiceGroup`.
+    ///
+    /// The group starts them together and shuts them down one at a time in reverse: the commands service
+    /// stops taking commands first, then Home Assistant, downloads, the catalog service, the content tree,
+    /// now playing and the audio (which saves where the item stands), and the transport last, which says
+    /// `offline` and disconnects once nothing else can publish. Start order is not left to the group: every
+    /// service waits for `commandsReady`, which the transport opens once the command subscriptions and
+    /// capabilities are in place (S19).
+    /// - Parameter catalogService: the catalog refresher, placed after the content tree it feeds.
+    public func services(catalog catalogService: CatalogService? = nil) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        // Named here: otherwise the group names each service by describing it through reflection, which
+        // costs milliseconds of the start.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: TransportService(node: self), serviceName: "Transport"),
+        ]
+        if let playback {
+            services.append(.init(service: PlaybackService(node: self, playback: playback), serviceName: "Playback"))
+            services.append(.init(service: NowPlayingService(node: self, playback: playback), serviceName: "NowPlaying"))
+        }
+        if let content, let catalog {
+            services.append(
+                .init(service: ContentTreeService(node: self, content: content, catalog: catalog), serviceName: "ContentTree"))
+        }
+        if let catalogService { services.append(.init(service: catalogService, serviceName: "Catalog")) }
+        if let downloads {
+            services.append(.init(service: DownloadService(node: self, downloads: downloads), serviceName: "Downloads"))
+        }
+        if configuration.homeAssistantPrefix != nil || retainedBook != nil {
+            services.append(.init(service: HomeAssistantService(node: self), serviceName: "HomeAssistant"))
+        }
+        services.append(.init(service: InboundService(node: self), serviceName: "Commands"))
+        return services
+    }
+
+    /// Runs the node's services in a group of their own until `shutdown` (or cancellation): for tests,
+    /// benchmarks and the rig, which run nodes without the daemon's group. Inside another service group,
+    /// that group's graceful shutdown reaches this one.
+    public func run() async {
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services(), logger: logger))
+        if ownRun.started(group) { await group.triggerGracefulShutdown() }
+        do {
+            try await group.run()
+        } catch {
+            logger.error("the node's services stopped: \(error)")
+        }
+        ownRun.stopped.open()
+    }
+
+    /// Stops what `run()` runs, as on SIGTERM, and returns once it has stopped: commands stop first,
+    /// the position is saved, and the node says `offline` (retained) and disconnects last.
+    public func shutdown() async {
+        guard let group = ownRun.shutdownRequested() else { return }
+        await group.triggerGracefulShutdown()
+        await ownRun.stopped.wait()
+    }
+}
+
+/// The group `Node.run()` runs, for `Node.shutdown()` to stop; a shutdown asked for before the run
+/// starts stops it as soon as it does.
+final class OwnRun: Sendable {
+    private struct State {
+        var group: ServiceGroup?
+        var isShutdownRequested = false
+    }
+
+    private let state = Mutex(State())
+    let stopped = Latch()
+
+    /// Records the running group; true when a shutdown was asked for already.
+    func started(_ group: ServiceGroup) -> Bool {
+        state.withLock { state in
+            state.group = group
+            return state.isShutdownRequested
+        }
+    }
+
+    /// The running group, if any; one that starts later stops at once.
+    func shutdownRequested() -> ServiceGroup? {
+        state.withLock { state in
+            state.isShutdownRequested = true
+            return state.group
+        }
+    }
+}
+
+/// Returns once the task is cancelled: a service whose work is done waits here, since a service that
+/// returns on its own ends the whole group.
+func waitUntilCancelled() async {
+    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+}

@@ -1,0 +1,105 @@
+import MQTTTransport
+import ServiceLifecycle
+
+/// The broker connection and the retained state it carries. First in the group, so it stops last: by
+/// the time it says `offline` and disconnects, nothing else publishes.
+///
+/// Before it starts the connection it makes what must come before the content tree (S19): the route
+/// into the inbound lanes, the command subscriptions and the initial retained state, capabilities
+/// included; then it opens `commandsReady`, which the other services wait for.
+struct TransportService: Service {
+    let node: Node
+
+    func run() async throws {
+        let retained = node.retained
+        // Here, not in a child task: the start's first messages wait for no other task to be scheduled.
+        await node.startTransport()
+        await withDiscardingTaskGroup { group in
+            // The one path retained state takes to the broker (see RetainedPublisher); it ends with `finish`.
+            group.addTask { await retained.run() }
+            // Ends when the transport's events do, after its shutdown.
+            group.addTask { await node.followTransport() }
+            let isGraceful = await withDiscardingTaskGroup(returning: Bool.self) { updates in
+                updates.addTask { await node.publishCapabilityChanges() }
+                defer { updates.cancelAll() }
+                do {
+                    try await gracefulShutdown()
+                    return true
+                } catch {
+                    return false
+                }
+            }
+            // Cancelled: no goodbye; the broker's last will says it.
+            if isGraceful { await node.sayOfflineAndDisconnect() } else { group.cancelAll() }
+            retained.finish()
+        }
+    }
+}
+
+extension Node {
+    /// Sets up what comes before the connection (see `TransportService`), then starts it.
+    func startTransport() async {
+        // The transport may be connected already (the daemon connects while it starts), so a command can
+        // arrive as soon as its subscription is made: the lanes take messages from before that.
+        transport.route { [weak self] message in
+            guard let self else { return false }
+            self.inbound.route(message, node: self)
+            return true
+        }
+        // S19: command subscriptions and capabilities come first; content follows them.
+        do {
+            try transport.subscribe(topics.commandFilter, qos: 1)
+            try transport.subscribe(topics.context, qos: 1)
+        } catch {
+            logger.error("cannot subscribe to command topics: \(error)")
+        }
+        publishInitialState(volume: await restoreVolume())
+        commandsReady.open()
+        if content == nil { initialStatePublished.open() }
+        transport.start()
+    }
+
+    /// Follows the transport's events until they end, after its shutdown.
+    func followTransport() async {
+        defer { transport.route { _ in false } }
+        for await event in transport.events {
+            switch event {
+            case .connected:
+                retained.connected(first: [topics.status, topics.info, topics.commands])
+            case let .disconnected(reason):
+                retained.disconnected()
+                logger.debug("transport disconnected: \(reason)")
+            case let .message(message):
+                inbound.route(message, node: self)
+            }
+        }
+    }
+
+    /// Republishes `P/commands` whenever what the commands allow changed, until cancelled.
+    func publishCapabilityChanges() async {
+        for await _ in commandCenter.changes { publishCapabilities() }
+    }
+
+    /// Says `offline` (retained) and waits briefly for the broker to take it, then disconnects.
+    func sayOfflineAndDisconnect() async {
+        retained.flush()
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await self.transport.publishAndWait(
+                        topic: self.topics.status, payload: Array("offline".utf8), retain: true, properties: .init())
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(2))
+                    throw CancellationError()
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch {
+            logger.warning("could not confirm 'offline' with the broker before disconnecting (\(error))")
+        }
+        await retainedBook?.flush()
+        await transport.shutdown()
+    }
+}
