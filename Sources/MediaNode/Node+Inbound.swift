@@ -98,7 +98,7 @@ final class InboundLanes: Sendable {
 
     /// Puts a message on its lane, or answers it at once. Never blocks.
     func route(_ message: MQTTMessage, node: Node) {
-        guard isOpen.load(ordering: .acquiring) else { return }
+        guard isOpen.load(ordering: .acquiring) else { return node.refuseWhileShuttingDown(message) }
         if node.handleHomeAssistantBirth(message) { return }
         guard node.isContentMessage(message) else {
             playback.yield((deadlines.admit(message), message))
@@ -158,6 +158,19 @@ extension Node {
         } else if message.topic == topics.context {
             await handleContext(message.payload)
         }
+    }
+
+    /// Every request gets one reply, also one that arrives once shutdown has begun: it is not performed,
+    /// and says so while the transport can still carry the answer.
+    func refuseWhileShuttingDown(_ message: MQTTMessage) {
+        guard let name = topics.commandName(in: message.topic) else { return }
+        var id: String?
+        if case let .request(request) = CommandRequest.decode(
+            name: name, payload: message.payload, maximumPayload: configuration.maximumPayload) {
+            id = request.id
+        }
+        send(CommandReply(id: id, command: name, result: .failed("not performed: the node is shutting down")),
+             to: message.properties)
     }
 
     /// Answers a playback command that its deadline caught waiting for its turn or still in the engine.
