@@ -12,6 +12,8 @@ struct WatchedNode {
     var volume: JSONValue?
     /// When a now playing or volume document last reached the driver (an older copy turned away excepted).
     var stateArrivedAt: ContinuousClock.Instant?
+    /// Whether the node's now playing and volume reached the driver live, as the node published them.
+    var heardLive = false
     var waiting: [String: Waiter] = [:]
 }
 
@@ -119,18 +121,22 @@ final class Driver: Sendable {
         case "nowplaying":
             let value = try? JSONValue(parsing: message.payload)
             watched.state.withLock { state in
+                guard Self.isCurrent(message, state[node]) else { return }
                 // Every client hears every node, and a cluster member that stalled (or a retained copy it
                 // serves on a new subscription) delivers late: an older document must not replace a newer one.
                 if let held = state[node]?.nowPlaying?["timestamp"]?.numberValue,
                    let arriving = value?["timestamp"]?.numberValue, arriving < held { return }
                 state[node]?.nowPlaying = value
                 state[node]?.stateArrivedAt = .now
+                if !message.retain { state[node]?.heardLive = true }
             }
         case "volume":
             let value = try? JSONValue(parsing: message.payload)
             watched.state.withLock { state in
+                guard Self.isCurrent(message, state[node]) else { return }
                 state[node]?.volume = value
                 state[node]?.stateArrivedAt = .now
+                if !message.retain { state[node]?.heardLive = true }
             }
         case "result":
             guard let reply = try? JSONValue(parsing: message.payload), let id = reply["id"]?.stringValue else { return }
@@ -144,6 +150,14 @@ final class Driver: Sendable {
         default:
             break
         }
+    }
+
+    /// A retained copy comes from the broker's store when a client subscribes (again, after moving to
+    /// another member): a cluster member that lagged may serve one older than what the driver has heard
+    /// live, and a `{"state":"stopped"}` carries no timestamp to tell. Live copies are the node's own.
+    private static func isCurrent(_ message: MQTTMessage, _ node: WatchedNode?) -> Bool {
+        guard let node else { return false }
+        return !message.retain || !node.heardLive
     }
 
     var onlineCount: Int { watched.state.withLock { $0.values.count(where: \.isOnline) } }
