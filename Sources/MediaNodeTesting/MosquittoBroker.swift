@@ -164,6 +164,16 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     static func canConnect(port: Int) -> Bool {
+        withLoopbackSocket(port: port) { fd, address in connect(fd, address, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+
+    /// Whether a loopback port can be bound now (nothing listens on it): for servers that must be told
+    /// their ports rather than take free ones from the kernel.
+    public static func isFree(port: Int) -> Bool {
+        withLoopbackSocket(port: port) { fd, address in bind(fd, address, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+
+    private static func withLoopbackSocket(port: Int, _ body: (Int32, UnsafePointer<sockaddr>) -> Bool) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -172,9 +182,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0) }
         }
     }
 }

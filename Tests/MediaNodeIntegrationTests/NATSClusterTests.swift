@@ -28,7 +28,7 @@ struct NATSClusterTests {
         var failures: [String] = []
         for _ in 0..<5 {
             let first = Int.random(in: 20_000..<32_000)
-            guard portOffsets.allSatisfy({ isFree(first + $0) }) else { continue }
+            guard portOffsets.allSatisfy({ MosquittoBroker.isFree(port: first + $0) }) else { continue }
             let output = directory.appendingPathComponent("start.log")
             FileManager.default.createFile(atPath: output.path, contents: nil)
             let script = Process()
@@ -65,18 +65,6 @@ struct NATSClusterTests {
 
     static func stopCluster(in directory: URL) {
         for member in 1...3 { signal(member: member, in: directory, SIGTERM) }
-    }
-
-    static func isFree(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
     }
 
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
