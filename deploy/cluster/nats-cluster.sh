@@ -56,37 +56,29 @@ CONF
       fi
     done
   }
+  # Runs a check every 0.1 s for up to 30 s while all three members run; gives up with the message.
+  wait_for() {
+    local failure=$1
+    shift
+    for _ in $(seq 1 300); do
+      alive
+      if "$@"; then return 0; fi
+      sleep 0.1
+    done
+    echo "$failure" >&2
+    exit 1
+  }
+  takes_session() {
+    mosquitto_pub -V mqttv311 -h 127.0.0.1 -p "$1" -i "nats-cluster-ready-$2" -t cluster/ready -m "" -q 1 2>/dev/null
+  }
+  jetstream_healthy() { curl -fs "http://127.0.0.1:$1/healthz" | grep -q '"ok"'; }
   for i in 1 2 3; do
     port=$((first + i - 1))
-    ready=no
-    for _ in $(seq 1 300); do
-      alive
-      if mosquitto_pub -V mqttv311 -h 127.0.0.1 -p "$port" -i "nats-cluster-ready-$i" -t cluster/ready -m "" -q 1 \
-          2>/dev/null; then
-        ready=yes
-        break
-      fi
-      sleep 0.1
-    done
-    if [[ $ready != yes ]]; then
-      echo "member $i (MQTT port $port) did not come up; see $dir/m$i/nats.log" >&2
-      exit 1
-    fi
+    wait_for "member $i (MQTT port $port) did not come up; see $dir/m$i/nats.log" takes_session "$port" "$i"
   done
   for i in 1 2 3; do
-    healthy=no
-    for _ in $(seq 1 300); do
-      alive
-      if curl -fs "http://127.0.0.1:$((first + 300 + i))/healthz" | grep -q '"ok"'; then
-        healthy=yes
-        break
-      fi
-      sleep 0.1
-    done
-    if [[ $healthy != yes ]]; then
-      echo "member $i did not report JetStream healthy; see $dir/m$i/nats.log" >&2
-      exit 1
-    fi
+    wait_for "member $i did not report JetStream healthy; see $dir/m$i/nats.log" \
+      jetstream_healthy $((first + 300 + i))
   done
   for i in 1 2 3; do echo "mqtt://127.0.0.1:$((first + i - 1))"; done
   ;;
