@@ -194,7 +194,9 @@ extension Node {
         retained.flush()
         let payload = reply.jsonBytes
         if reply.result.status != .success {
-            logger.info("\(reply.command) -> \(reply.result.status.rawValue): \(reply.result.message ?? "")")
+            let (write, held) = refusalLog.admit()
+            if held > 0 { logger.info("\(held) more failed commands were not logged (at most \(refusalLog.linesPerWindow) lines every \(refusalLog.window))") }
+            if write { logger.info("\(reply.command) -> \(reply.result.status.rawValue): \(reply.result.message ?? "")") }
         }
         do {
             try transport.publish(topic: topics.result, payload: payload, qos: 1, retain: false,

@@ -50,6 +50,8 @@ public final class Node: Sendable {
     let volumeMemory: (any VolumeMemory)?
     /// Whether saving positions fails now (a full or read-only disk), so it is logged once, not each time.
     let progressSaveFailures = FailureEpisode()
+    /// Lines for commands answered with a failure: a hostile client's flood shows as a count, not a flood.
+    let refusalLog = LogBudget()
     /// Local copies for offline listening, when the node has a catalog file to keep their rows.
     let downloads: DownloadManager?
 

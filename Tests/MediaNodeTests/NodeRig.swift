@@ -1,5 +1,6 @@
 import ContentTree
 import Foundation
+import Logging
 import MQTTTransport
 import MediaJSON
 import MediaNode
@@ -19,11 +20,11 @@ struct NodeRig {
     var topics: TopicLayout { node.configuration.topics }
 
     /// Starts the node on a catalog with one album of `tracks` tracks, and waits for its capabilities.
-    static func start(tracks: Int = 2) async throws -> NodeRig {
-        try await NodeRig(tracks: tracks).started()
+    static func start(tracks: Int = 2, logger: Logger = Logger(label: "medianode")) async throws -> NodeRig {
+        try await NodeRig(tracks: tracks, logger: logger).started()
     }
 
-    private init(tracks: Int) {
+    private init(tracks: Int, logger: Logger) {
         transport = InMemoryTransport(broker: broker)
         dashboard = InMemoryTransport(broker: broker)
         catalog.add(ContentItem(identifier: "section:music", title: "Music", isContainer: true))
@@ -36,7 +37,7 @@ struct NodeRig {
                 under: "album:1")
         }
         node = Node(configuration: NodeConfiguration(nodeID: "unit", databasePath: ":memory:"), transport: transport,
-                    engine: engine, catalog: catalog)
+                    engine: engine, catalog: catalog, logger: logger)
         task = Task { [node] in await node.run() }
     }
 
