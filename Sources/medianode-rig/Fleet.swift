@@ -34,7 +34,11 @@ final class Fleet: Sendable {
                 broker: order[0], fallbackBrokers: Array(order.dropFirst()), nodeID: id, prefix: "\(prefix)/\(id)",
                 protocolVersion: protocolVersion, databasePath: path, audioSink: "simulated")
             let logger = Logger(label: "medianode-rig.\(id)")
-            let transport = try MQTTClient(configuration: configuration.mqttConfiguration, logger: logger)
+            // The prefix in the client id too: two rigs on one broker, each under its own prefix, have the same
+            // node ids, and the broker would let each node's connection take over the other's.
+            var mqtt = configuration.mqttConfiguration
+            mqtt.clientID = "medianode-\(Self.clientIDSafe(prefix))-\(id)"
+            let transport = try MQTTClient(configuration: mqtt, logger: logger)
             transport.start()
             connections.append((configuration, transport, logger))
             progress("connecting", connections.count)
@@ -57,6 +61,14 @@ final class Fleet: Sendable {
             progress("opening catalogs", members.count)
         }
         return Fleet(members: members)
+    }
+
+    /// A prefix as it may stand in a client id: letters, digits, `-` and `_`, the rest as `_`.
+    static func clientIDSafe(_ prefix: String) -> String {
+        String(prefix.unicodeScalars.map { scalar in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == "_")
+                ? Character(scalar) : "_"
+        })
     }
 
     /// Every node says `offline` and disconnects, as on SIGTERM. The catalogs stay open: a node's last
