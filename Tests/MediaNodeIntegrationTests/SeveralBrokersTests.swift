@@ -105,7 +105,8 @@ extension RealEngineCommandTests {
             #expect(leftReplies.isEmpty, "a command on the second broker was answered after fail-back")
 
             // Fail-back left the second broker with a clean DISCONNECT: its will was not sent.
-            #expect(!(await Self.statusTexts(onSecond, prefix: prefix)).contains("offline"))
+            #expect(!(await Self.statusTexts(onSecond, prefix: prefix)).contains("offline"),
+                    "the second broker: \(second.log)\nthe node: \(playing.node.log)")
             let late = try await ConnectedClient(broker: second, subscribing: "\(prefix)/status")
             let retained = try await late.client.first(timeout: .seconds(5)) { $0.topic == "\(prefix)/status" }
             #expect(String(decoding: retained.payload, as: UTF8.self) == "online")
@@ -175,7 +176,8 @@ extension RealEngineCommandTests {
             _ = try await onFirst.client.first(timeout: .seconds(10)) {
                 $0.topic == "\(prefix)/status" && String(decoding: $0.payload, as: UTF8.self) == "online"
             }
-            #expect(!(await Self.statusTexts(onSecond, prefix: prefix)).contains("offline"))
+            #expect(!(await Self.statusTexts(onSecond, prefix: prefix)).contains("offline"),
+                    "the second broker: \(second.log)\nthe node: \(node.log)")
             for client in [onFirst, onSecond] { await client.client.disconnect() }
         }
 
