@@ -60,6 +60,22 @@ extension MQTTClient {
     func leaveForFirstBroker(from index: Int) {
         state.withLock { $0.isFailingBack = true }
         logger.info("the first broker \(configuration.brokers[0]) answers again: leaving \(configuration.brokers[index]) for it")
+        readWhatIsWaiting()
         mosquitto_disconnect_v5(handle, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
+        // Written now, right after the reads: libmosquitto closes the socket as soon as DISCONNECT is out.
+        _ = mosquitto_loop_write(handle, 1)
+    }
+
+    /// Reads every packet the broker has sent so far. libmosquitto closes the socket right after writing
+    /// DISCONNECT, and Linux answers the close of a socket with unread data with a reset instead of an
+    /// orderly end; a broker that then fails to write to the connection before it reads the DISCONNECT
+    /// counts it as lost and sends the will, so an `offline` could land on the broker being left.
+    private func readWhatIsWaiting() {
+        for _ in 0..<1000 {
+            var waiting = pollfd(fd: mosquitto_socket(handle), events: Int16(POLLIN), revents: 0)
+            guard waiting.fd >= 0, poll(&waiting, 1, 0) == 1, waiting.revents & Int16(POLLIN) != 0,
+                  mosquitto_loop_read(handle, 1) == Int32(MOSQ_ERR_SUCCESS.rawValue)
+            else { return }
+        }
     }
 }
