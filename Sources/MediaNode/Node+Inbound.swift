@@ -52,47 +52,48 @@ final class InboundLanes: Sendable {
         deadlines = ReplyDeadlines(limit: replyDeadline)
     }
 
-    /// Answers what the lanes hold until `close`, and what was queued before it; replies still waiting
-    /// for their work then are dropped, as the node is going away.
+    /// Answers what the lanes hold until `close`, and what was queued before it; a reply still waiting for
+    /// its work then (playItem: for the sound, within its own timeout) is sent once the work has finished,
+    /// while the transport, which stops last, can still carry it.
     func run(node: Node) async {
         let deadlines = self.deadlines
-        await withDiscardingTaskGroup { group in
-            // A quarter of a second is fine grained enough next to a deadline of seconds, and costs nothing
-            // on a command's path (no timer per command); with nothing pending it sleeps, which matters to a
-            // process running many nodes.
-            group.addTask {
-                for await _ in deadlines.becamePending {
-                    while !Task.isCancelled, !deadlines.isEmpty {
-                        try? await Task.sleep(for: .milliseconds(250))
-                        for entry in deadlines.expire(at: .now) { node.answerOverdue(entry, after: deadlines.limit) }
+        await withDiscardingTaskGroup { outer in
+            outer.addTask { [laterReplies] in
+                await withDiscardingTaskGroup { replies in
+                    for await (reply, request) in laterReplies {
+                        replies.addTask { node.send(await reply.finished(), to: request) }
                     }
                 }
             }
-            group.addTask { [laterReplies] in
-                await withDiscardingTaskGroup { replies in
-                    for await (reply, request) in laterReplies {
-                        replies.addTask {
-                            let finished = await reply.finished()
-                            guard !Task.isCancelled else { return }
-                            node.send(finished, to: request)
+            await withDiscardingTaskGroup { group in
+                // A quarter of a second is fine grained enough next to a deadline of seconds, and costs
+                // nothing on a command's path (no timer per command); with nothing pending it sleeps, which
+                // matters to a process running many nodes.
+                group.addTask {
+                    for await _ in deadlines.becamePending {
+                        while !Task.isCancelled, !deadlines.isEmpty {
+                            try? await Task.sleep(for: .milliseconds(250))
+                            for entry in deadlines.expire(at: .now) { node.answerOverdue(entry, after: deadlines.limit) }
                         }
                     }
                 }
-            }
-            await withDiscardingTaskGroup { lanes in
-                lanes.addTask(executorPreference: node.engine?.callExecutor) { [playbackMessages] in
-                    for await (ticket, message) in playbackMessages where deadlines.start(ticket) {
-                        await node.handle(message, settled: { deadlines.finish(ticket) })
+                await withDiscardingTaskGroup { lanes in
+                    lanes.addTask(executorPreference: node.engine?.callExecutor) { [playbackMessages] in
+                        for await (ticket, message) in playbackMessages where deadlines.start(ticket) {
+                            await node.handle(message, settled: { deadlines.finish(ticket) })
+                        }
+                    }
+                    lanes.addTask { [contentMessages] in
+                        for await message in contentMessages {
+                            await node.handle(message)
+                            self.contentBacklog.withLock { $0 -= 1 }
+                        }
                     }
                 }
-                lanes.addTask { [contentMessages] in
-                    for await message in contentMessages {
-                        await node.handle(message)
-                        self.contentBacklog.withLock { $0 -= 1 }
-                    }
-                }
+                group.cancelAll()
             }
-            group.cancelAll()
+            // The lanes are done: nothing more is deferred, and the replies waiting end the loop above.
+            later.finish()
         }
     }
 
@@ -164,23 +165,23 @@ extension Node {
     /// and says so while the transport can still carry the answer.
     func refuseWhileShuttingDown(_ message: MQTTMessage) {
         guard let name = topics.commandName(in: message.topic) else { return }
-        var id: String?
-        if case let .request(request) = CommandRequest.decode(
-            name: name, payload: message.payload, maximumPayload: configuration.maximumPayload) {
-            id = request.id
-        }
-        send(CommandReply(id: id, command: name, result: .failed("not performed: the node is shutting down")),
+        send(CommandReply(id: requestID(of: message, name: name), command: name,
+                          result: .failed("not performed: the node is shutting down")),
              to: message.properties)
+    }
+
+    /// The `id` a request carries, for a reply the command's handler does not make.
+    func requestID(of message: MQTTMessage, name: String) -> String? {
+        guard case let .request(request) = CommandRequest.decode(
+            name: name, payload: message.payload, maximumPayload: configuration.maximumPayload)
+        else { return nil }
+        return request.id
     }
 
     /// Answers a playback command that its deadline caught waiting for its turn or still in the engine.
     func answerOverdue(_ entry: ReplyDeadlines.Entry, after limit: Duration) {
         let name = topics.commandName(in: entry.message.topic) ?? ""
-        var id: String?
-        if case let .request(request) = CommandRequest.decode(
-            name: name, payload: entry.message.payload, maximumPayload: configuration.maximumPayload) {
-            id = request.id
-        }
+        let id = requestID(of: entry.message, name: name)
         let message = entry.started
             ? "the audio engine did not finish within \(limit); the command may still take effect"
             : "not performed: the player was busy with an earlier command for \(limit)"

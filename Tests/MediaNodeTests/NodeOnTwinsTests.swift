@@ -75,6 +75,33 @@ struct NodeOnTwinsTests {
         #expect(String(decoding: status.payload, as: UTF8.self) == "offline")
     }
 
+    @Test("a playItem still waiting for its sound when shutdown begins gets its outcome, before offline")
+    func pendingPlayItemAtShutdown() async throws {
+        let rig = try await NodeRig.start(tracks: 3)
+        rig.engine.holdStarts(true)
+        try rig.dashboard.publish(
+            topic: rig.topics.command("playItem"), payload: Array(#"{"id":"waiting","indexPath":[0,0,1]}"#.utf8),
+            qos: 1, retain: false, properties: MQTTProperties())
+        let loadBy = ContinuousClock.now + .seconds(10)
+        while rig.engine.loadedURI == nil, ContinuousClock.now < loadBy { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(rig.engine.loadedURI != nil, "the playItem never reached the audio")
+        let stopping = Task { await rig.stop() }
+        // Shutdown has begun and waits for the sound the reply waits for.
+        try await Task.sleep(for: .milliseconds(200))
+        rig.engine.startCurrentItem()
+        await stopping.value
+        let published = rig.transport.published
+        let replyAt = published.firstIndex {
+            $0.topic == rig.topics.result && (try? JSONValue(parsing: $0.payload))?["id"] == "waiting"
+        }
+        let offlineAt = published.lastIndex {
+            $0.topic == rig.topics.status && String(decoding: $0.payload, as: UTF8.self) == "offline"
+        }
+        let reply = try #require(replyAt.map { try JSONValue(parsing: published[$0].payload) }, "no reply to playItem")
+        #expect(reply["status"] == "success", "\(reply.jsonString)")
+        #expect(replyAt! < offlineAt!, "the reply came after offline")
+    }
+
     @Test("shutdown refuses new commands, saves where the item stands and stops the audio, then says offline last")
     func shutdownInReverse() async throws {
         let rig = try await NodeRig.start(tracks: 3)
