@@ -9,8 +9,9 @@ import Synchronization
 /// a contentItem answer points at holds the picture's bytes, retained, read from the catalog cache.
 ///
 /// In the background (`run()`, in the content tree service) and once each: the start publishes status,
-/// commands and the tree first, and a picture shared by a whole album goes out once. A cached picture over the contract's 256 KiB, or in
-/// another format than JPEG or PNG, is converted first; one that cannot be read is logged and left out.
+/// commands and the tree first, and a picture shared by a whole album goes out once. A cached picture
+/// over the contract's 256 KiB, or in another format than JPEG or PNG, is converted first; one that
+/// cannot be read is logged and left out.
 final class TreeArtworkPublisher: Sendable {
     private let store: (any ArtworkStore)?
     private let retained: RetainedPublisher
