@@ -13,6 +13,11 @@ struct NetworkSeekTests {
             [(440, 20), (880, 100)], named: "episode.ogg", in: directory)
         let server = try RangeHTTPServer()
         server.serve("/episode.ogg", file: episode)
+        // At about 40 times the episode's bitrate, as a podcast host does, rather than all at once: when the
+        // whole file has arrived before oggdemux's look at its last page gets going (which, from loopback,
+        // happened under load), GStreamer 1.22 gives that look up and keeps its first bitrate estimate as
+        // the duration.
+        server.throttle("/episode.ogg", bytesPerSecond: 1_000_000)
         server.put("/feed.xml", body: """
             <rss version="2.0"><channel><title>Slow Show</title><item><guid>ep1</guid><title>Episode One</title>\
             <enclosure url="\(server.url("/episode.ogg").absoluteString)" type="audio/ogg"/></item></channel></rss>
@@ -31,8 +36,15 @@ struct NetworkSeekTests {
         #expect(try await rig.request("playItem", #"{"id":"p","indexPath":[0,0,0]}"#, id: "p")["status"] == "success")
         try await node.waitForAudio(atLeast: 1.0, timeout: 20)
         // Over HTTP the duration is first estimated from the bitrate, then read from the file's last page.
-        try await node.waitUntil(node.topics.nowPlaying, "the duration", timeout: 20) {
-            isNear($0["playbackDuration"]?.numberValue, 120, within: 0.01)
+        do {
+            try await node.waitUntil(node.topics.nowPlaying, "the duration", timeout: 20) {
+                isNear($0["playbackDuration"]?.numberValue, 120, within: 0.01)
+            }
+        } catch {
+            let log = server.requests().map { "\($0.range ?? "-") \($0.status) waited \($0.waited)" }
+            Issue.record("\(error); server log: \(log)")
+            await rig.stop()
+            return
         }
 
         // Every request the seek sends now waits 1.5 s before the server answers; an Ogg seek over HTTP bisects
