@@ -6,35 +6,54 @@ import ServiceLifecycle
 
 // MARK: - The retained content tree
 
+/// What the content tree service asks of the rest of the node: the tree's publishing, progress saves and
+/// the catalog's counts, which reach the retained topics and the catalog through it.
+protocol ContentTreePublishing: Sendable {
+    /// Publishes the upper levels of the tree; opens `initialStatePublished` once they are out.
+    func publishInitialTree(_ content: NodeContent) async
+    /// Republishes what catalog changes and progress touched, once per burst, until cancelled.
+    func flushContent(_ content: NodeContent) async
+    /// While playing, saves the position on a clock, until cancelled.
+    func saveProgressPeriodically() async
+    /// Rereads the catalog's counts for `P/info`.
+    func refreshCatalogSummary() async
+}
+
 /// Publishes the upper levels of the tree once the command subscriptions and capabilities are in place
 /// (S19), then follows catalog changes and playback progress; reads the catalog's counts for `P/info`.
 struct ContentTreeService: Service {
-    let node: Node
+    let ready: Latch
+    /// Opens once the initial state, the tree's upper levels included, is out.
+    let started: Latch
     let content: NodeContent
     let catalog: any ContentCatalog
+    let treeArtwork: TreeArtworkPublisher
+    let tree: any ContentTreePublishing
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { [node, content, catalog] in
-            await node.commandsReady.wait()
+        await cancelWhenGracefulShutdown { [ready, started, content, catalog, treeArtwork, tree] in
+            await ready.wait()
             // Followed from before the tree is read: no change committed meanwhile is missed.
             let changes = catalog.changes()
             await withDiscardingTaskGroup { group in
-                group.addTask { await node.publishInitialTree(content) }
+                group.addTask { await tree.publishInitialTree(content) }
                 group.addTask { for await diff in changes { content.mark(diff) } }
-                group.addTask { await node.flushContent(content) }
-                group.addTask { await node.saveProgressPeriodically() }
+                group.addTask { await tree.flushContent(content) }
+                group.addTask { await tree.saveProgressPeriodically() }
                 group.addTask { await content.runPrefetches() }
-                group.addTask(priority: .utility) { await node.treeArtwork.run() }
+                group.addTask(priority: .utility) { await treeArtwork.run() }
                 // P/info waits for the catalog's counts, which take a while on a large cache; they are read
                 // once the rest is out, not to slow it down.
                 group.addTask {
-                    await node.initialStatePublished.wait()
-                    await node.refreshCatalogSummary()
+                    await started.wait()
+                    await tree.refreshCatalogSummary()
                 }
             }
         }
     }
 }
+
+extension Node: ContentTreePublishing {}
 
 extension Node {
     func publishInitialTree(_ content: NodeContent) async {

@@ -101,27 +101,42 @@ extension Node {
     }
 }
 
+/// What the download service hands on: the Downloads section's status and what the queue reports.
+protocol DownloadFollower: Sendable {
+    func setSectionStatus(_ reason: EmptyRootReason, for section: String) async
+    /// Turns a report of the download queue into an event or a tree update.
+    func downloadReported(_ event: DownloadEvent) async
+}
+
+extension Node: DownloadFollower {}
+
 /// Works the download queue and turns what it reports into events and tree updates; after a source's
 /// refresh, the Downloads section follows the catalog's rows and the newest episodes of each feed are
 /// queued (at start too).
 struct DownloadService: Service {
-    let node: Node
+    let ready: Latch
+    /// Opens once the initial state, the tree's upper levels included, is out.
+    let started: Latch
     let downloads: DownloadManager
+    let settings: DownloadSettings
+    /// The content tree, whose loaded item the quota never deletes.
+    let content: NodeContent?
+    let catalog: (any ContentCatalog)?
+    let follower: any DownloadFollower
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { [node, downloads] in
-            let content = node.content
-            downloads.setQuota(node.configuration.downloads.quota) { identifier in content?.loadedIdentifier == identifier }
-            let newest = node.configuration.downloads.autoDownload
-            await node.commandsReady.wait()
-            let changes = node.catalog?.changes()
+        await cancelWhenGracefulShutdown { [ready, started, downloads, settings, content, catalog, follower] in
+            downloads.setQuota(settings.quota) { identifier in content?.loadedIdentifier == identifier }
+            let newest = settings.autoDownload
+            await ready.wait()
+            let changes = catalog?.changes()
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     // Once the tree is out: its start publishes the upper levels only when it is the first
                     // to read the tree, and the content tree service starts alongside this one.
-                    await node.initialStatePublished.wait()
+                    await started.wait()
                     // An empty Downloads section says "no media", not "loading": nothing is on its way.
-                    await node.setSectionStatus(.noMedia, for: ContentItem.Section.downloads)
+                    await follower.setSectionStatus(.noMedia, for: ContentItem.Section.downloads)
                     await downloads.run()
                 }
                 // The section's own changes have no source: no loop.
@@ -129,7 +144,7 @@ struct DownloadService: Service {
                     guard let changes else { return }
                     // Background work with no hurry: after the start, and after a moment in which a retained
                     // P/context saying the network is metered arrives first.
-                    await node.initialStatePublished.wait()
+                    await started.wait()
                     try? await Task.sleep(for: .seconds(2))
                     await downloads.autoDownload(newest: newest)
                     for await diff in changes where !diff.isEmpty && diff.sourceIdentifier != nil {
@@ -138,7 +153,7 @@ struct DownloadService: Service {
                     }
                 }
                 group.addTask {
-                    for await event in downloads.events { await node.downloadReported(event) }
+                    for await event in downloads.events { await follower.downloadReported(event) }
                 }
             }
         }

@@ -6,16 +6,25 @@ import ServiceLifecycle
 /// Publishes the discovery message and listens for Home Assistant's birth; clears a discovery message an
 /// earlier run left that this run does not publish.
 struct HomeAssistantService: Service {
-    let node: Node
+    let ready: Latch
+    let announcer: any HomeAssistantAnnouncing
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { [node] in
-            await node.commandsReady.wait()
-            await node.startHomeAssistant()
+        await cancelWhenGracefulShutdown { [ready, announcer] in
+            await ready.wait()
+            await announcer.startHomeAssistant()
             await waitUntilCancelled()
         }
     }
 }
+
+/// What the Home Assistant service asks of the rest of the node.
+protocol HomeAssistantAnnouncing: Sendable {
+    /// Publishes discovery and subscribes to Home Assistant's birth; clears an earlier run's leftovers.
+    func startHomeAssistant() async
+}
+
+extension Node: HomeAssistantAnnouncing {}
 
 extension Node {
     /// The node's discovery, when it was started with `--homeassistant`.

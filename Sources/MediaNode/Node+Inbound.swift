@@ -8,18 +8,38 @@ import Synchronization
 /// Answers commands: last in the group, so it is the first to stop, and no command starts once the node
 /// has begun to shut down. What was queued before is still answered.
 struct InboundService: Service {
-    let node: Node
+    let lanes: InboundLanes
+    let answering: any CommandAnswering
+    /// Where the playback lane prefers to run: the audio engine's thread.
+    let playbackExecutor: (any TaskExecutor)?
 
     func run() async throws {
-        let lanes = node.inbound
+        let (lanes, answering, executor) = (lanes, answering, playbackExecutor)
         await withDiscardingTaskGroup { group in
-            group.addTask { await lanes.run(node: node) }
+            group.addTask { await lanes.run(answering: answering, playbackExecutor: executor) }
             // Cancelled instead: the lanes' tasks are cancelled with this one.
             try? await gracefulShutdown()
             lanes.close()
         }
     }
 }
+
+/// What the inbound lanes ask of the rest of the node: which lane a message takes, and its answer.
+protocol CommandAnswering: Sendable {
+    /// Home Assistant's birth message: handled at once, on no lane.
+    func handleHomeAssistantBirth(_ message: MQTTMessage) -> Bool
+    /// Reads of the content tree and the context, which never wait for the audio.
+    func isContentMessage(_ message: MQTTMessage) -> Bool
+    /// Answers a command that needs no waiting; false when it must take its turn on a lane.
+    func answerAtOnce(_ message: MQTTMessage) -> Bool
+    /// Performs one message and answers it; `settled` is false when its deadline answered it already.
+    func handle(_ message: MQTTMessage, settled: () -> Bool) async
+    func send(_ reply: CommandReply, to request: MQTTProperties)
+    func answerOverdue(_ entry: ReplyDeadlines.Entry, after limit: Duration)
+    func refuseWhileShuttingDown(_ message: MQTTMessage)
+}
+
+extension Node: CommandAnswering {}
 
 /// Where inbound messages wait for their turn.
 ///
@@ -55,13 +75,13 @@ final class InboundLanes: Sendable {
     /// Answers what the lanes hold until `close`, and what was queued before it; a reply still waiting for
     /// its work then (playItem: for the sound, within its own timeout) is sent once the work has finished,
     /// while the transport, which stops last, can still carry it.
-    func run(node: Node) async {
+    func run(answering answerer: any CommandAnswering, playbackExecutor: (any TaskExecutor)?) async {
         let deadlines = self.deadlines
         await withDiscardingTaskGroup { outer in
             outer.addTask { [laterReplies] in
                 await withDiscardingTaskGroup { replies in
                     for await (reply, request) in laterReplies {
-                        replies.addTask { node.send(await reply.finished(), to: request) }
+                        replies.addTask { answerer.send(await reply.finished(), to: request) }
                     }
                 }
             }
@@ -73,19 +93,19 @@ final class InboundLanes: Sendable {
                     for await _ in deadlines.becamePending {
                         while !Task.isCancelled, !deadlines.isEmpty {
                             try? await Task.sleep(for: .milliseconds(250))
-                            for entry in deadlines.expire(at: .now) { node.answerOverdue(entry, after: deadlines.limit) }
+                            for entry in deadlines.expire(at: .now) { answerer.answerOverdue(entry, after: deadlines.limit) }
                         }
                     }
                 }
                 await withDiscardingTaskGroup { lanes in
-                    lanes.addTask(executorPreference: node.engine?.callExecutor) { [playbackMessages] in
+                    lanes.addTask(executorPreference: playbackExecutor) { [playbackMessages] in
                         for await (ticket, message) in playbackMessages where deadlines.start(ticket) {
-                            await node.handle(message, settled: { deadlines.finish(ticket) })
+                            await answerer.handle(message, settled: { deadlines.finish(ticket) })
                         }
                     }
                     lanes.addTask { [contentMessages] in
                         for await message in contentMessages {
-                            await node.handle(message)
+                            await answerer.handle(message, settled: { true })
                             self.contentBacklog.withLock { $0 -= 1 }
                         }
                     }
@@ -98,15 +118,15 @@ final class InboundLanes: Sendable {
     }
 
     /// Puts a message on its lane, or answers it at once. Never blocks.
-    func route(_ message: MQTTMessage, node: Node) {
-        guard isOpen.load(ordering: .acquiring) else { return node.refuseWhileShuttingDown(message) }
-        if node.handleHomeAssistantBirth(message) { return }
-        guard node.isContentMessage(message) else {
+    func route(_ message: MQTTMessage, to answerer: any CommandAnswering) {
+        guard isOpen.load(ordering: .acquiring) else { return answerer.refuseWhileShuttingDown(message) }
+        if answerer.handleHomeAssistantBirth(message) { return }
+        guard answerer.isContentMessage(message) else {
             playback.yield((deadlines.admit(message), message))
             return
         }
         let backlog = contentBacklog.withLock { $0 }
-        if backlog == 0, node.answerAtOnce(message) { return }
+        if backlog == 0, answerer.answerAtOnce(message) { return }
         contentBacklog.withLock { $0 += 1 }
         content.yield(message)
     }

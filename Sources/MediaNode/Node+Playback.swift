@@ -6,18 +6,26 @@ import ServiceLifecycle
 
 // MARK: - The audio and what follows it
 
+/// What the playback service asks of the rest of the node when it stops gracefully, before the audio does.
+protocol PlaybackStopping: Sendable {
+    /// Saves where the current item stands (S31) and republishes the lists that show it.
+    func settleBeforeAudioStops() async
+}
+
 /// The audio engine and the playback controller that turns its facts into state. Stops after now
 /// playing and before the transport: the position is saved where the item stands (S31) and the lists
 /// showing it are republished, then the audio stops, all before the node says `offline`.
 struct PlaybackService: Service {
-    let node: Node
+    /// Opens once the listener's volume is restored, before the controller follows the engine.
+    let ready: Latch
     let playback: PlaybackController
+    let engine: any AudioEngine
+    let stopping: any PlaybackStopping
 
     func run() async throws {
-        let isGraceful = await withDiscardingTaskGroup(returning: Bool.self) { group in
+        let isGraceful = await withDiscardingTaskGroup(returning: Bool.self) { [ready, playback] group in
             group.addTask {
-                // The listener's volume is restored before the controller follows the engine.
-                await node.commandsReady.wait()
+                await ready.wait()
                 await playback.run()
             }
             defer { group.cancelAll() }
@@ -29,26 +37,42 @@ struct PlaybackService: Service {
             }
         }
         guard isGraceful else { return }
-        await node.saveCurrentProgress()
-        await node.publishPendingTree()
-        await node.engine?.shutdown()
+        await stopping.settleBeforeAudioStops()
+        await engine.shutdown()
     }
+}
+
+/// What the now-playing service hands on: each snapshot and event of playback, in order.
+protocol PlaybackFollower: Sendable {
+    /// Publishes what the snapshot shows besides now playing itself; `itemChanged` when it shows another
+    /// item than the snapshot before it.
+    func show(_ snapshot: PlaybackSnapshot, itemChanged: Bool) async
+    func report(_ event: PlaybackEvent) async
 }
 
 /// Publishes what playback does: `P/nowplaying` (with its artwork), the queue, the volume, the events,
 /// the capability parameters that follow playback, and the progress saved when an item stops or ends.
 struct NowPlayingService: Service {
-    let node: Node
+    /// Opens once the initial state is marked, which what this service publishes would otherwise overwrite.
+    let ready: Latch
     let playback: PlaybackController
+    let nowPlaying: NowPlayingPublisher
+    let follower: any PlaybackFollower
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { [node, playback] in
-            // After the initial state, which these would otherwise overwrite.
-            await node.commandsReady.wait()
+        await cancelWhenGracefulShutdown { [ready, playback, nowPlaying, follower] in
+            await ready.wait()
             await withDiscardingTaskGroup { group in
-                group.addTask { await node.nowPlaying.run() }
-                group.addTask { await node.followSnapshots(playback) }
-                group.addTask { await node.followEvents(playback) }
+                group.addTask { await nowPlaying.run() }
+                group.addTask {
+                    var shownItem: String?
+                    for await snapshot in playback.snapshots {
+                        let item = snapshot.item?.identifier
+                        await follower.show(snapshot, itemChanged: item != shownItem)
+                        shownItem = item
+                    }
+                }
+                group.addTask { for await event in playback.events { await follower.report(event) } }
             }
             // The controller's streams end only when the engine does.
             await waitUntilCancelled()
@@ -56,50 +80,48 @@ struct NowPlayingService: Service {
     }
 }
 
-extension Node {
-    func followSnapshots(_ playback: PlaybackController) async {
-        var shownItem: String?
-        for await snapshot in playback.snapshots {
-            publishQueue(snapshot.queue)
-            publishVolume(snapshot.volume, isMuted: snapshot.isMuted)
-            await nowPlaying.update(
-                snapshot, nowPlayingIdentifiers: snapshot.item.map { nowPlayingIdentifiers(for: $0.identifier) })
-            await followProgress(snapshot)
-            commandCenter.setCurrentPlaybackRate(snapshot.rate)
-            commandCenter.setParameter(
-                "currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: RemoteCommand.changeRepeatMode)
-            commandCenter.setParameter(
-                "currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: RemoteCommand.changeShuffleMode)
-            commandCenter.setNowPlaying(isItemLoaded: snapshot.item != nil, isLiveStream: snapshot.isLiveStream)
-            if snapshot.item?.identifier != shownItem {
-                shownItem = snapshot.item?.identifier
-                if let shownItem {
-                    showFeedback(await feedback.feedback(for: shownItem))
-                } else {
-                    showFeedback(.init())
-                }
-            }
+extension Node: PlaybackStopping, PlaybackFollower {
+    func settleBeforeAudioStops() async {
+        await saveCurrentProgress()
+        await publishPendingTree()
+    }
+
+    func show(_ snapshot: PlaybackSnapshot, itemChanged: Bool) async {
+        publishQueue(snapshot.queue)
+        publishVolume(snapshot.volume, isMuted: snapshot.isMuted)
+        await nowPlaying.update(
+            snapshot, nowPlayingIdentifiers: snapshot.item.map { nowPlayingIdentifiers(for: $0.identifier) })
+        await followProgress(snapshot)
+        commandCenter.setCurrentPlaybackRate(snapshot.rate)
+        commandCenter.setParameter(
+            "currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: RemoteCommand.changeRepeatMode)
+        commandCenter.setParameter(
+            "currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: RemoteCommand.changeShuffleMode)
+        commandCenter.setNowPlaying(isItemLoaded: snapshot.item != nil, isLiveStream: snapshot.isLiveStream)
+        guard itemChanged else { return }
+        if let item = snapshot.item?.identifier {
+            showFeedback(await feedback.feedback(for: item))
+        } else {
+            showFeedback(.init())
         }
     }
 
-    func followEvents(_ playback: PlaybackController) async {
-        for await event in playback.events {
-            switch event {
-            case let .trackStarted(identifier):
-                publishEvent(["type": "trackStarted", "identifier": .string(identifier)])
-            case let .trackEnded(identifier, reason, position):
-                await followProgress(ended: identifier, position: position)
-                publishEvent([
-                    "type": "trackEnded", "identifier": .string(identifier), "reason": .string(reason.rawValue),
-                    "position": .number(position),
-                ])
-            case let .error(identifier, error):
-                logger.warning("playback error on \(identifier ?? "the output"): \(error)")
-                publishEvent([
-                    "type": "error", "identifier": JSONValue(identifier), "kind": .string(error.kind.rawValue),
-                    "message": .string(error.message),
-                ])
-            }
+    func report(_ event: PlaybackEvent) async {
+        switch event {
+        case let .trackStarted(identifier):
+            publishEvent(["type": "trackStarted", "identifier": .string(identifier)])
+        case let .trackEnded(identifier, reason, position):
+            await followProgress(ended: identifier, position: position)
+            publishEvent([
+                "type": "trackEnded", "identifier": .string(identifier), "reason": .string(reason.rawValue),
+                "position": .number(position),
+            ])
+        case let .error(identifier, error):
+            logger.warning("playback error on \(identifier ?? "the output"): \(error)")
+            publishEvent([
+                "type": "error", "identifier": JSONValue(identifier), "kind": .string(error.kind.rawValue),
+                "message": .string(error.message),
+            ])
         }
     }
 

@@ -17,25 +17,40 @@ extension Node {
     public func services(catalog catalogService: CatalogService? = nil) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         // Named here: otherwise the group names each service by describing it through reflection, which
         // costs milliseconds of the start.
+        // Each service holds the parts it runs and a narrow protocol for what it asks of the rest of the
+        // node (which the node implements), never the node itself.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: TransportService(node: self), serviceName: "Transport"),
+            .init(service: TransportService(session: self, retained: retained), serviceName: "Transport"),
         ]
-        if let playback {
-            services.append(.init(service: PlaybackService(node: self, playback: playback), serviceName: "Playback"))
-            services.append(.init(service: NowPlayingService(node: self, playback: playback), serviceName: "NowPlaying"))
+        if let playback, let engine {
+            services.append(.init(
+                service: PlaybackService(ready: commandsReady, playback: playback, engine: engine, stopping: self),
+                serviceName: "Playback"))
+            services.append(.init(
+                service: NowPlayingService(ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: self),
+                serviceName: "NowPlaying"))
         }
         if let content, let catalog {
-            services.append(
-                .init(service: ContentTreeService(node: self, content: content, catalog: catalog), serviceName: "ContentTree"))
+            services.append(.init(
+                service: ContentTreeService(
+                    ready: commandsReady, started: initialStatePublished, content: content, catalog: catalog,
+                    treeArtwork: treeArtwork, tree: self),
+                serviceName: "ContentTree"))
         }
         if let catalogService { services.append(.init(service: catalogService, serviceName: "Catalog")) }
         if let downloads {
-            services.append(.init(service: DownloadService(node: self, downloads: downloads), serviceName: "Downloads"))
+            services.append(.init(
+                service: DownloadService(
+                    ready: commandsReady, started: initialStatePublished, downloads: downloads,
+                    settings: configuration.downloads, content: content, catalog: catalog, follower: self),
+                serviceName: "Downloads"))
         }
         if configuration.homeAssistantPrefix != nil || retainedBook != nil {
-            services.append(.init(service: HomeAssistantService(node: self), serviceName: "HomeAssistant"))
+            services.append(.init(service: HomeAssistantService(ready: commandsReady, announcer: self), serviceName: "HomeAssistant"))
         }
-        services.append(.init(service: InboundService(node: self), serviceName: "Commands"))
+        services.append(.init(
+            service: InboundService(lanes: inbound, answering: self, playbackExecutor: engine?.callExecutor),
+            serviceName: "Commands"))
         return services
     }
 

@@ -8,19 +8,20 @@ import ServiceLifecycle
 /// into the inbound lanes, the command subscriptions and the initial retained state, capabilities
 /// included; then it opens `commandsReady`, which the other services wait for.
 struct TransportService: Service {
-    let node: Node
+    let session: any BrokerSession
+    let retained: RetainedPublisher
 
     func run() async throws {
-        let retained = node.retained
+        let (session, retained) = (session, retained)
         // Here, not in a child task: the start's first messages wait for no other task to be scheduled.
-        await node.startTransport()
+        await session.startTransport()
         await withDiscardingTaskGroup { group in
             // The one path retained state takes to the broker (see RetainedPublisher); it ends with `finish`.
             group.addTask { await retained.run() }
             // Ends when the transport's events do, after its shutdown.
-            group.addTask { await node.followTransport() }
+            group.addTask { await session.followTransport() }
             let isGraceful = await withDiscardingTaskGroup(returning: Bool.self) { updates in
-                updates.addTask { await node.publishCapabilityChanges() }
+                updates.addTask { await session.publishCapabilityChanges() }
                 defer { updates.cancelAll() }
                 do {
                     try await gracefulShutdown()
@@ -30,11 +31,27 @@ struct TransportService: Service {
                 }
             }
             // Cancelled: no goodbye; the broker's last will says it.
-            if isGraceful { await node.sayOfflineAndDisconnect() } else { group.cancelAll() }
+            if isGraceful { await session.sayOfflineAndDisconnect() } else { group.cancelAll() }
             retained.finish()
         }
     }
 }
+
+/// What the transport service asks of the rest of the node: the steps of one session with the broker,
+/// in the order the service takes them.
+protocol BrokerSession: Sendable {
+    /// Routes inbound messages, subscribes to the commands, marks the initial state and opens
+    /// `commandsReady`, then starts the connection.
+    func startTransport() async
+    /// Follows the transport's events until they end, after its shutdown.
+    func followTransport() async
+    /// Republishes `P/commands` whenever what the commands allow changed, until cancelled.
+    func publishCapabilityChanges() async
+    /// Says `offline` (retained), then disconnects.
+    func sayOfflineAndDisconnect() async
+}
+
+extension Node: BrokerSession {}
 
 extension Node {
     /// Sets up what comes before the connection (see `TransportService`), then starts it.
@@ -43,7 +60,7 @@ extension Node {
         // arrive as soon as its subscription is made: the lanes take messages from before that.
         transport.route { [weak self] message in
             guard let self else { return false }
-            self.inbound.route(message, node: self)
+            self.inbound.route(message, to: self)
             return true
         }
         // S19: command subscriptions and capabilities come first; content follows them.
@@ -70,7 +87,7 @@ extension Node {
                 retained.disconnected()
                 logger.debug("transport disconnected: \(reason)")
             case let .message(message):
-                inbound.route(message, node: self)
+                inbound.route(message, to: self)
             }
         }
     }

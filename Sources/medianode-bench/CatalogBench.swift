@@ -123,7 +123,7 @@ struct CatalogScanBench: AsyncParsableCommand {
             else { throw ValidationError("could not tag \(target.path)") }
         }
         try FileManager.default.removeItem(at: seeds)
-        FileManager.default.createFile(atPath: marker.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: marker.path, contents: Data())
         print(String(format: "generated %d tagged files in %.1f s", files, seconds(ContinuousClock.now - started)))
     }
 
