@@ -15,7 +15,12 @@ extension MQTTClient {
         }
         var nextProbe = ContinuousClock.now + configuration.failbackInterval
         var loopCode = Int32(MOSQ_ERR_SUCCESS.rawValue)
+        var saidGoodbye = false
         while loopCode == Int32(MOSQ_ERR_SUCCESS.rawValue) {
+            if isShuttingDown, !saidGoodbye {
+                saidGoodbye = true
+                disconnectAfterReading()
+            }
             loopCode = serveOnce(timeout: loopTimeout(until: index == 0 ? nil : nextProbe))
             askAgainForRefusedSubscriptions()
             guard index != 0, !isShuttingDown else { continue }
@@ -60,6 +65,11 @@ extension MQTTClient {
     func leaveForFirstBroker(from index: Int) {
         state.withLock { $0.isFailingBack = true }
         logger.info("the first broker \(configuration.brokers[0]) answers again: leaving \(configuration.brokers[index]) for it")
+        disconnectAfterReading()
+    }
+
+    /// A clean DISCONNECT, on the network thread, at shutdown and at fail-back: the broker drops the will.
+    func disconnectAfterReading() {
         readWhatIsWaiting()
         mosquitto_disconnect_v5(handle, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
         // Written now, right after the reads: libmosquitto closes the socket as soon as DISCONNECT is out.

@@ -87,13 +87,19 @@ extension MQTTClient {
     var isShuttingDown: Bool { state.withLock { $0.isShuttingDown } }
 
     /// Disconnects and joins the network thread. Blocks: call only off the cooperative pool.
+    ///
+    /// The network thread itself sends the DISCONNECT of a connection it serves, after reading what the
+    /// broker sent: closed with unread data, the socket would end with a reset, and the broker could count
+    /// the connection as lost and send the will.
     func stopNetworkThread() {
         let started = state.withLock { state -> Bool in
             state.isShuttingDown = true
             return state.isStarted
         }
-        mosquitto_disconnect_v5(handle, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
-        guard started else { return }
+        guard started else {
+            mosquitto_disconnect_v5(handle, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
+            return
+        }
         wakeUpPipe.signal()
         wakeUp.signal()
         threadFinished.wait()

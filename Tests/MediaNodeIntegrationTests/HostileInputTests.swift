@@ -46,7 +46,10 @@ final class HostileInputTests {
         try await rig.send(stream, indices: from..<warmup)
         let rssBefore = rig.node.memory.map { Double($0.residentKiB) / 1024 }
         let started = clock.now
-        try await rig.send(stream, indices: warmup..<count)
+        let middle = (warmup + count) / 2
+        try await rig.send(stream, indices: warmup..<middle)
+        let rssMiddle = rig.node.memory.map { Double($0.residentKiB) / 1024 }
+        try await rig.send(stream, indices: middle..<count)
         let seconds = (clock.now - started) / .seconds(1)
         // Late or duplicate replies would arrive now.
         try await Task.sleep(for: .seconds(2))
@@ -55,9 +58,9 @@ final class HostileInputTests {
         let failures = await ledger.failures
         let results = await ledger.resultCount
         let slowest = await ledger.slowest
-        print(String(format: "fuzz: seed %llu, %d payloads, %.0f payloads/s, RSS %.1f -> %.1f MiB, slowest reply %.0f ms (%@)",
-                     seed, count - from, Double(count - warmup) / max(seconds, 0.001), rssBefore ?? -1, rssAfter ?? -1,
-                     slowest.milliseconds, slowest.request))
+        print(String(format: "fuzz: seed %llu, %d payloads, %.0f payloads/s, RSS %.1f -> %.1f -> %.1f MiB, slowest reply %.0f ms (%@)",
+                     seed, count - from, Double(count - warmup) / max(seconds, 0.001), rssBefore ?? -1, rssMiddle ?? -1,
+                     rssAfter ?? -1, slowest.milliseconds, slowest.request))
         var shown = failures.prefix(15).joined(separator: "\n")
         if !failures.isEmpty || ProcessInfo.processInfo.environment["MEDIANODE_FUZZ_KEEP_LOG"] != nil {
             let kept = FileManager.default.temporaryDirectory.appendingPathComponent("medianode-fuzz-\(seed).log")
@@ -68,8 +71,11 @@ final class HostileInputTests {
         #expect(results == count - from, "P/result carried \(results) replies for \(count - from) requests")
         #expect(rig.node.process.isRunning, "the node exited; log:\n\(rig.node.log.suffix(3_000))")
         #expect(await !ledger.sawOffline, "the node said offline during the run")
-        if let rssBefore, let rssAfter {
-            #expect(rssAfter - rssBefore <= 8, "RSS grew from \(rssBefore) to \(rssAfter) MiB")
+        // A leak grows with the payloads, so in both halves; a one-off step (a new malloc arena, the buffers
+        // of a pipeline rebuilt after a stall) lands in one of them, and has measured up to 9 MiB.
+        if let rssBefore, let rssMiddle, let rssAfter {
+            #expect(min(rssMiddle - rssBefore, rssAfter - rssMiddle) <= 4 && rssAfter - rssBefore <= 24,
+                    "RSS grew from \(rssBefore) to \(rssMiddle) to \(rssAfter) MiB")
         }
         rig.node.signal(SIGTERM)
         #expect(await rig.node.waitForExit(timeout: .seconds(20)) == 0, "log:\n\(rig.node.log.suffix(3_000))")
