@@ -234,6 +234,41 @@ struct DownloadManagerTests {
         #expect(copies.count == 3)
     }
 
+    @Test("restarted with a smaller quota, the manager evicts at start, before any new download finishes")
+    func smallerQuotaAtRestart() async throws {
+        let scratch = try Scratch("download-quota-restart")
+        defer { scratch.remove() }
+        let server = try RangeHTTPServer()
+        defer { server.stop() }
+        let source = scratch.root.appendingPathComponent("source.mp3")
+        try Self.pattern(1_000_000).write(to: source)
+        for name in ["a", "b", "c"] { server.serve("/\(name).mp3", file: source, contentType: "audio/mpeg") }
+        do {
+            let manager = scratch.manager()
+            let log = EventLog(manager)
+            let run = Task { await manager.run() }
+            for (index, name) in ["a", "b", "c"].enumerated() {
+                try await manager.download(identifier: name, url: server.url("/\(name).mp3").absoluteString)
+                _ = await log.wait(Self.isEnd, index: index)
+            }
+            #expect(Set(manager.downloaded().map(\.identifier)) == ["a", "b", "c"])
+            run.cancel()
+            await run.value
+        }
+        // The next run allows one copy and nothing is downloading: the two oldest go as it starts.
+        let manager = scratch.manager()
+        manager.setQuota(1_500_000) { _ in false }
+        let run = Task { await manager.run() }
+        defer { run.cancel() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while manager.downloaded().count != 1, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(manager.downloaded().map(\.identifier) == ["c"])
+        let copies = try FileManager.default.contentsOfDirectory(atPath: scratch.downloads.path).filter { $0 != "partial" }
+        #expect(copies.count == 1)
+    }
+
     @Test("killed after the last byte but before the rename: the 416 to the Range request restarts the download whole")
     func wholePartialStartsOver() async throws {
         let scratch = try Scratch("download-416")

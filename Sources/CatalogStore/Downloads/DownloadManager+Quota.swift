@@ -14,7 +14,9 @@ extension DownloadManager {
     /// Over the quota, deletes finished copies until the rest fit: episodes played to the end first (oldest
     /// publication first), then the oldest downloads; never `keeping` (just finished) nor the playing item.
     /// An evicted copy's row stays as `notDownloaded`, so automatic downloads do not fetch it back.
-    func enforceQuota(keeping: String) async {
+    /// Checked after each finished download, and at start: a node restarted with a smaller quota keeps to
+    /// it at once, not only after its next download.
+    func enforceQuota(keeping: String? = nil) async {
         let (finished, quota, isPlaying) = state.withLock { state in
             (state.records.values.filter { $0.status == .downloaded }, state.quota, state.isPlaying)
         }

@@ -171,6 +171,7 @@ public final class DownloadManager: Sendable {
     public func run() async {
         do {
             try await restore()
+            await enforceQuota()
         } catch {
             logger.error("cannot read the downloads from the catalog: \(error)")
         }
