@@ -199,15 +199,21 @@ struct DownloadManagerTests {
         #expect(try await scratch.database.downloadRecords().map(\.identifier) == ["kept"])
     }
 
+    /// A server with a 1,000,000-byte episode at `/<name>.mp3` for each name.
+    static func episodeServer(serving names: [String], in scratch: Scratch) throws -> RangeHTTPServer {
+        let server = try RangeHTTPServer()
+        let source = scratch.root.appendingPathComponent("source.mp3")
+        try pattern(1_000_000).write(to: source)
+        for name in names { server.serve("/\(name).mp3", file: source, contentType: "audio/mpeg") }
+        return server
+    }
+
     @Test("over the quota: a copy played to the end goes first, then the oldest download; never the loaded item")
     func quotaEvictionOrder() async throws {
         let scratch = try Scratch("download-quota")
         defer { scratch.remove() }
-        let server = try RangeHTTPServer()
+        let server = try Self.episodeServer(serving: ["a", "b", "c", "d", "e"], in: scratch)
         defer { server.stop() }
-        let source = scratch.root.appendingPathComponent("source.mp3")
-        try Self.pattern(1_000_000).write(to: source)
-        for name in ["a", "b", "c", "d", "e"] { server.serve("/\(name).mp3", file: source, contentType: "audio/mpeg") }
 
         let manager = scratch.manager()
         // Room for three copies; "a" is the loaded item.
@@ -238,11 +244,8 @@ struct DownloadManagerTests {
     func smallerQuotaAtRestart() async throws {
         let scratch = try Scratch("download-quota-restart")
         defer { scratch.remove() }
-        let server = try RangeHTTPServer()
+        let server = try Self.episodeServer(serving: ["a", "b", "c"], in: scratch)
         defer { server.stop() }
-        let source = scratch.root.appendingPathComponent("source.mp3")
-        try Self.pattern(1_000_000).write(to: source)
-        for name in ["a", "b", "c"] { server.serve("/\(name).mp3", file: source, contentType: "audio/mpeg") }
         do {
             let manager = scratch.manager()
             let log = EventLog(manager)
