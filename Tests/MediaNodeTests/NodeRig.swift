@@ -20,13 +20,22 @@ struct NodeRig {
     var topics: TopicLayout { node.configuration.topics }
 
     /// Starts the node on a catalog with one album of `tracks` tracks, and waits for its capabilities.
-    static func start(tracks: Int = 2, logger: Logger = Logger(label: "medianode")) async throws -> NodeRig {
-        try await NodeRig(tracks: tracks, logger: logger).started()
+    /// - Parameter retainedBeforeStart: messages a vehicle left retained on the broker before the node starts.
+    static func start(tracks: Int = 2, retainedBeforeStart: [(topic: String, payload: String)] = [],
+                      logger: Logger = Logger(label: "medianode")) async throws -> NodeRig {
+        try await NodeRig(tracks: tracks, retainedBeforeStart: retainedBeforeStart, logger: logger).started()
     }
 
-    private init(tracks: Int, logger: Logger) {
+    private init(tracks: Int, retainedBeforeStart: [(topic: String, payload: String)], logger: Logger) {
         transport = InMemoryTransport(broker: broker)
         dashboard = InMemoryTransport(broker: broker)
+        if !retainedBeforeStart.isEmpty {
+            let vehicle = InMemoryTransport(broker: broker)
+            vehicle.start()
+            for (topic, payload) in retainedBeforeStart {
+                try? vehicle.publish(topic: topic, payload: Array(payload.utf8), qos: 1, retain: true, properties: MQTTProperties())
+            }
+        }
         catalog.add(ContentItem(identifier: "section:music", title: "Music", isContainer: true))
         catalog.add(ContentItem(identifier: "album:1", title: "Album", isContainer: true), under: "section:music")
         for number in 1...max(1, tracks) {
