@@ -15,10 +15,9 @@ extension Node {
     /// capabilities are in place (S19).
     /// - Parameter catalogService: the catalog refresher, placed after the content tree it feeds.
     public func services(catalog catalogService: CatalogService? = nil) -> [ServiceGroupConfiguration.ServiceConfiguration] {
-        // Named here: otherwise the group names each service by describing it through reflection, which
-        // costs milliseconds of the start.
         // Each service holds the parts it runs and a narrow protocol for what it asks of the rest of the
-        // node (which the node implements), never the node itself.
+        // node (which the node implements), never the node itself. Named here: otherwise the group names
+        // each service by describing it through reflection, which costs milliseconds of the start.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: TransportService(session: self, retained: retained), serviceName: "Transport"),
         ]
