@@ -32,7 +32,9 @@ extension PlaybackController {
         await exclusively {
             if let failure = positionFailure() { return .failed(failure) }
             guard seconds.isFinite else { return .failed(.invalid("the interval is not a number")) }
-            return await seekInTurn(to: clamped(await currentPosition() + seconds))
+            let position = await currentPosition()
+            forgetDuration(ifPlayedPast: position)
+            return await seekInTurn(to: clamped(position + seconds))
         }
     }
 
@@ -107,6 +109,16 @@ extension PlaybackController {
         return nil
     }
 
+    /// A stream's first duration can be a guess the engine never corrects: over HTTP, GStreamer's Ogg
+    /// demuxer keeps its first bitrate estimate (a fraction of a second, for an episode of minutes) when the
+    /// whole file arrived before it read the last page. A duration the audio has played past by more than a
+    /// second is such a guess; the item's length is unknown again rather than a bound on seeks and skips.
+    func forgetDuration(ifPlayedPast position: Double) {
+        guard let known = duration, position > known + 1 else { return }
+        duration = nil
+        publish()
+    }
+
     func clamped(_ position: Double) -> Double {
         let start = max(0, position)
         return duration.map { min(start, $0) } ?? start
@@ -115,8 +127,9 @@ extension PlaybackController {
     func seekInTurn(to seconds: Double) async -> PlaybackOutcome {
         if let failure = positionFailure() { return .failed(failure) }
         guard seconds.isFinite, seconds >= 0 else { return .failed(.invalid("position \(seconds) is negative")) }
-        if let duration, seconds > duration {
-            return .failed(.invalid("position \(seconds) is beyond the item's \(duration) seconds"))
+        if let known = duration, seconds > known {
+            forgetDuration(ifPlayedPast: await currentPosition())
+            if duration != nil { return .failed(.invalid("position \(seconds) is beyond the item's \(known) seconds")) }
         }
         do throws(AudioError) {
             try await engine.seek(to: seconds)
@@ -134,7 +147,9 @@ extension PlaybackController {
     /// One step of a held seek.
     func stepInTurn(_ direction: SeekDirection) async -> PlaybackOutcome {
         let step = direction == .forward ? configuration.seekStep : -configuration.seekStep
-        return await seekInTurn(to: clamped(await currentPosition() + step))
+        let position = await currentPosition()
+        forgetDuration(ifPlayedPast: position)
+        return await seekInTurn(to: clamped(position + step))
     }
 
     /// The timer of a stepping hold: a step every interval until the hold is cancelled.

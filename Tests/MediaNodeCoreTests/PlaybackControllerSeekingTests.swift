@@ -86,6 +86,24 @@ struct PlaybackControllerSeekingTests {
         #expect(await rig.controller.seek(to: 10, identifier: "track:1") == .success)
     }
 
+    @Test("a duration the audio played past is a guess: a seek beyond it goes through and the length is unknown again")
+    func durationPlayedPastIsForgotten() async {
+        let rig = await PlaybackRig.loaded()
+        // GStreamer's first bitrate guess for an Ogg episode over HTTP, never corrected.
+        rig.engine.emit(.duration(rig.engine.currentToken!, 0.34))
+        await rig.settle()
+        #expect(await rig.controller.snapshot.duration == 0.34)
+        rig.clock.advance(by: 5)
+        #expect(await rig.controller.seek(to: 90) == .success)
+        #expect(rig.engine.calls.last == .seek(90))
+        #expect(await rig.controller.snapshot.duration == nil)
+        // A skip is not held back by it either.
+        rig.engine.emit(.duration(rig.engine.currentToken!, 0.5))
+        await rig.settle()
+        #expect(await rig.controller.skip(by: 10) == .success)
+        #expect(rig.engine.calls.last == .seek(100))
+    }
+
     @Test("skip moves relative to the position and stops at the item's ends")
     func skip() async {
         let rig = await PlaybackRig.loaded()
