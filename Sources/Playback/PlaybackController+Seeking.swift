@@ -32,9 +32,7 @@ extension PlaybackController {
         await exclusively {
             if let failure = positionFailure() { return .failed(failure) }
             guard seconds.isFinite else { return .failed(.invalid("the interval is not a number")) }
-            let position = await currentPosition()
-            forgetDuration(ifPlayedPast: position)
-            return await seekInTurn(to: clamped(position + seconds))
+            return await seekInTurn(to: clamped(await positionBeforeMoving() + seconds))
         }
     }
 
@@ -109,14 +107,19 @@ extension PlaybackController {
         return nil
     }
 
+    /// The position a seek, skip or step moves from, checking the duration it is bounded by first.
+    ///
     /// A stream's first duration can be a guess the engine never corrects: over HTTP, GStreamer's Ogg
     /// demuxer keeps its first bitrate estimate (a fraction of a second, for an episode of minutes) when the
     /// whole file arrived before it read the last page. A duration the audio has played past by more than a
     /// second is such a guess; the item's length is unknown again rather than a bound on seeks and skips.
-    func forgetDuration(ifPlayedPast position: Double) {
-        guard let known = duration, position > known + 1 else { return }
-        duration = nil
-        publish()
+    func positionBeforeMoving() async -> Double {
+        let position = await currentPosition()
+        if let known = duration, position > known + 1 {
+            duration = nil
+            publish()
+        }
+        return position
     }
 
     func clamped(_ position: Double) -> Double {
@@ -128,7 +131,7 @@ extension PlaybackController {
         if let failure = positionFailure() { return .failed(failure) }
         guard seconds.isFinite, seconds >= 0 else { return .failed(.invalid("position \(seconds) is negative")) }
         if let known = duration, seconds > known {
-            forgetDuration(ifPlayedPast: await currentPosition())
+            _ = await positionBeforeMoving()
             if duration != nil { return .failed(.invalid("position \(seconds) is beyond the item's \(known) seconds")) }
         }
         do throws(AudioError) {
@@ -147,9 +150,7 @@ extension PlaybackController {
     /// One step of a held seek.
     func stepInTurn(_ direction: SeekDirection) async -> PlaybackOutcome {
         let step = direction == .forward ? configuration.seekStep : -configuration.seekStep
-        let position = await currentPosition()
-        forgetDuration(ifPlayedPast: position)
-        return await seekInTurn(to: clamped(position + step))
+        return await seekInTurn(to: clamped(await positionBeforeMoving() + step))
     }
 
     /// The timer of a stepping hold: a step every interval until the hold is cancelled.

@@ -1,7 +1,7 @@
 import Foundation
+import MediaNode
 import MediaNodeTesting
 import Testing
-@testable import MediaNode
 
 /// The vehicle's `P/context` is retained, so a node hears it as it subscribes, while its tree is starting.
 @Suite("A retained context heard while the tree starts")

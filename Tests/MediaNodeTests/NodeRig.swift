@@ -26,14 +26,14 @@ struct NodeRig {
         try await NodeRig(tracks: tracks, retainedBeforeStart: retainedBeforeStart, logger: logger).started()
     }
 
-    private init(tracks: Int, retainedBeforeStart: [(topic: String, payload: String)], logger: Logger) {
+    private init(tracks: Int, retainedBeforeStart: [(topic: String, payload: String)], logger: Logger) throws {
         transport = InMemoryTransport(broker: broker)
         dashboard = InMemoryTransport(broker: broker)
         if !retainedBeforeStart.isEmpty {
             let vehicle = InMemoryTransport(broker: broker)
             vehicle.start()
             for (topic, payload) in retainedBeforeStart {
-                try? vehicle.publish(topic: topic, payload: Array(payload.utf8), qos: 1, retain: true, properties: MQTTProperties())
+                try vehicle.publish(topic: topic, payload: Array(payload.utf8), qos: 1, retain: true, properties: MQTTProperties())
             }
         }
         catalog.add(ContentItem(identifier: "section:music", title: "Music", isContainer: true))
