@@ -39,11 +39,18 @@ public actor PlayableContentManager {
         var limit: Int
     }
 
+    /// Where every update goes, inside the turn that made it: updates made one after another reach the
+    /// retained topics in that order (a context's limits clearing a node the start had just published
+    /// must not be overtaken by that publication).
+    private let publish: @Sendable (TreeUpdate) -> Void
+
+    /// - Parameter publish: receives each update (publications and clears) in the order they were made.
     public init(catalog: any ContentCatalog, configuration: ContentTreeConfiguration = .init(),
-                emptyRootReason: EmptyRootReason = .noMedia) {
+                emptyRootReason: EmptyRootReason = .noMedia, publish: @escaping @Sendable (TreeUpdate) -> Void = { _ in }) {
         self.catalog = catalog
         self.configuration = configuration
         self.emptyRootReason = emptyRootReason
+        self.publish = publish
     }
 
     // MARK: - Reading
@@ -77,7 +84,7 @@ public actor PlayableContentManager {
 
     /// Publishes the upper levels: the root, then `publishedDepth` levels of first pages.
     public func start() async throws -> TreeUpdate {
-        try await exclusively { try await reconcile { _ in false } }
+        try await exclusively { published(try await reconcile { _ in false }) }
     }
 
     /// Adopts a new context (S22): clears nodes now too deep, trims lists now too long, and publishes
@@ -87,7 +94,7 @@ public actor PlayableContentManager {
             guard newLimits != limits else { return TreeUpdate() }
             limits = newLimits
             answers.removeAll()
-            return try await reconcile { _ in true }
+            return published(try await reconcile { _ in true })
         }
     }
 
@@ -96,7 +103,7 @@ public actor PlayableContentManager {
         try await exclusively {
             guard reason != emptyRootReason else { return TreeUpdate() }
             emptyRootReason = reason
-            return try await reconcile { $0.indexPath.isRoot }
+            return published(try await reconcile { $0.indexPath.isRoot })
         }
     }
 
@@ -106,7 +113,7 @@ public actor PlayableContentManager {
         try await exclusively {
             guard sectionStatus[section] != reason else { return TreeUpdate() }
             sectionStatus[section] = reason
-            return try await reconcile { $0.indexPath.depth == 1 && $0.containerIdentifier == section }
+            return published(try await reconcile { $0.indexPath.depth == 1 && $0.containerIdentifier == section })
         }
     }
 
@@ -125,11 +132,11 @@ public actor PlayableContentManager {
                 prefetchOrder.removeAll { prefetched[$0] == nil }
             }
             let touched = diff.changedContainers.union(diff.addedContainers).union(diff.removedContainers)
-            return try await reconcile(removed: diff.removedContainers) { node in
+            return published(try await reconcile(removed: diff.removedContainers) { node in
                 touched.contains(node.containerIdentifier)
                     || (!progressChanged.isEmpty && node.displaysPlaybackProgress
                         && node.children.contains { progressChanged.contains($0.identifier) })
-            }
+            })
         }
     }
 
@@ -159,7 +166,7 @@ public actor PlayableContentManager {
             let node = record(try await render(path, container: container, offset: offset ?? 0, limit: pageSize), &update)
             // This browse starts the prefetch; repeated ones answered from the document do not.
             let prefetch = answers.answer(path, offset: node.offset, pageSize: pageSize)?.prefetch ?? []
-            return .node(node, update, prefetch: prefetch)
+            return .node(node, published(update), prefetch: prefetch)
         }
     }
 
@@ -192,6 +199,12 @@ public actor PlayableContentManager {
     }
 
     // MARK: - Turns
+
+    /// Hands `update` to the publisher; call inside the turn that made it.
+    private func published(_ update: TreeUpdate) -> TreeUpdate {
+        if !update.changes.isEmpty { publish(update) }
+        return update
+    }
 
     func exclusively<T>(_ body: () async throws -> T) async throws -> T {
         if isTurnTaken {

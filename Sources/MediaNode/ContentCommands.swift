@@ -19,14 +19,13 @@ extension Node {
             content.prefetch(answer.prefetch)
             return .success(encodedData: answer.document)
         }
-        commandCenter.addHandler(for: .browse, immediate: published) { [weak self] request in
+        commandCenter.addHandler(for: .browse, immediate: published) { request in
             if let answer = published(request) { return answer }
             do {
                 switch try await manager.browse(IndexPath(request.indexPath), offset: request.offset, limit: request.limit) {
                 case let .noSuchContent(message):
                     return CommandResult(.noSuchContent, message: message)
                 case let .node(node, update, prefetch):
-                    self?.publishTree(update)
                     content.prefetch(prefetch)
                     return .success(encodedData: update.document(for: node, artworkTopic: artworkTopic))
                 }

@@ -58,7 +58,7 @@ extension Node: ContentTreePublishing {}
 extension Node {
     func publishInitialTree(_ content: NodeContent) async {
         do {
-            publishTree(try await content.manager.start())
+            _ = try await content.manager.start()
         } catch {
             logger.error("cannot read the catalog for the content tree: \(error)")
         }
@@ -73,7 +73,7 @@ extension Node {
             let (diff, progress) = content.takePending()
             guard !diff.isEmpty || !progress.isEmpty else { continue }
             do {
-                publishTree(try await content.manager.apply(diff, progressChanged: progress))
+                _ = try await content.manager.apply(diff, progressChanged: progress)
             } catch is CancellationError {
                 return
             } catch {
@@ -82,16 +82,21 @@ extension Node {
         }
     }
 
-    /// Publishes nodes retained and clears the ones that vanished, in the update's order.
-    func publishTree(_ update: TreeUpdate) {
-        for change in update.changes {
-            switch change {
-            case let .publish(node):
-                retained.publish(
-                    topics.contentTree(node.indexPath.indices), update.document(for: node, artworkTopic: topics.artwork).bytes)
-                treeArtwork.publish(([node.item] + node.children).compactMap { $0?.artworkKey })
-            case let .clear(path):
-                retained.clear(topics.contentTree(path.indices))
+    /// Publishes nodes retained and clears the ones that vanished, in the update's order. The content
+    /// manager calls it inside the turn that made the update, so updates reach the broker in the order made.
+    static func treePublisher(retained: RetainedPublisher, topics: TopicLayout, treeArtwork: TreeArtworkPublisher)
+        -> @Sendable (TreeUpdate) -> Void
+    {
+        { update in
+            for change in update.changes {
+                switch change {
+                case let .publish(node):
+                    retained.publish(
+                        topics.contentTree(node.indexPath.indices), update.document(for: node, artworkTopic: topics.artwork).bytes)
+                    treeArtwork.publish(([node.item] + node.children).compactMap { $0?.artworkKey })
+                case let .clear(path):
+                    retained.clear(topics.contentTree(path.indices))
+                }
             }
         }
     }
@@ -116,7 +121,7 @@ extension Node {
         do {
             let document = try JSONValue(parsing: payload)
             let limits = try ContentLimits(context: document, previous: await content.manager.limits)
-            publishTree(try await content.manager.setLimits(limits))
+            _ = try await content.manager.setLimits(limits)
         } catch {
             logger.warning("ignored a context message: \(error)")
             publishEvent(["type": "error", "message": .string("context: \(error)")])
@@ -127,7 +132,7 @@ extension Node {
     public func setEmptyRootReason(_ reason: EmptyRootReason) async {
         guard let content else { return }
         do {
-            publishTree(try await content.manager.setEmptyRootReason(reason))
+            _ = try await content.manager.setEmptyRootReason(reason)
         } catch {
             logger.warning("could not republish the root: \(error)")
         }
@@ -137,7 +142,7 @@ extension Node {
     public func setSectionStatus(_ reason: EmptyRootReason, for section: String) async {
         guard let content else { return }
         do {
-            publishTree(try await content.manager.setSectionStatus(reason, for: section))
+            _ = try await content.manager.setSectionStatus(reason, for: section)
         } catch {
             logger.warning("could not republish section \(section): \(error)")
         }
@@ -152,7 +157,8 @@ extension Node {
     /// The content manager, when the node has a catalog.
     public var contentManager: PlayableContentManager? { content?.manager }
 
-    static func makeContent(catalog: (any ContentCatalog)?, configuration: NodeConfiguration) -> NodeContent? {
+    static func makeContent(catalog: (any ContentCatalog)?, configuration: NodeConfiguration,
+                            publish: @escaping @Sendable (TreeUpdate) -> Void) -> NodeContent? {
         guard let catalog else { return nil }
         let topics = configuration.topics
         let settings = configuration.content
@@ -162,7 +168,7 @@ extension Node {
         let hasSources = !configuration.libraries.isEmpty || !configuration.catalogs.isEmpty
         let reason: EmptyRootReason = hasSources ? .loading : .noMedia
         return NodeContent(
-            manager: PlayableContentManager(catalog: catalog, configuration: tree, emptyRootReason: reason),
+            manager: PlayableContentManager(catalog: catalog, configuration: tree, emptyRootReason: reason, publish: publish),
             settings: settings)
     }
 }

@@ -47,7 +47,7 @@ extension Node {
         let (diff, progress) = content.takePending()
         guard !diff.isEmpty || !progress.isEmpty else { return }
         do {
-            publishTree(try await content.manager.apply(diff, progressChanged: progress))
+            _ = try await content.manager.apply(diff, progressChanged: progress)
         } catch {
             logger.warning("could not republish the content tree at shutdown: \(error)")
         }

@@ -93,7 +93,9 @@ public final class Node: Sendable {
         self.startedAt = Date()
         self.inbound = InboundLanes(replyDeadline: configuration.replyDeadline)
         self.playback = engine.map { PlaybackController(engine: $0) }
-        self.content = Self.makeContent(catalog: catalog, configuration: configuration)
+        self.content = Self.makeContent(
+            catalog: catalog, configuration: configuration,
+            publish: Self.treePublisher(retained: retained, topics: configuration.topics, treeArtwork: treeArtwork))
         if let playback { registerPlaybackCommands(playback) }
         if let content { registerContentCommands(content) }
         if let content, let downloads { registerDownloadCommands(content, downloads: downloads) }

@@ -1,6 +1,7 @@
 import ContentTree
 import MediaJSON
 import MediaNodeTesting
+import Synchronization
 import Testing
 
 /// root > Library > (Albums > 3 albums of 5 tracks, Songs > 250 tracks); root > Podcasts > a feed of 3 episodes.
@@ -35,6 +36,31 @@ func manager(_ catalog: any ContentCatalog, depth: Int = 2) -> PlayableContentMa
 
 @Suite("Playable content manager: the tree, limits and changes without a broker")
 struct PlayableContentManagerTests {
+    @Test("updates reach the publisher in the order made: a start and limits racing leave nothing past the limit",
+          arguments: 1...50)
+    func updatesArePublishedInOrder(run: Int) async throws {
+        // What the retained topics hold, replayed from what the publisher received.
+        let retained = Mutex<Set<IndexPath>>([])
+        let tree = PlayableContentManager(
+            catalog: sampleCatalog(), configuration: ContentTreeConfiguration(publishedDepth: 2),
+            publish: { update in
+                retained.withLock { paths in
+                    for change in update.changes {
+                        switch change {
+                        case let .publish(node): paths.insert(node.indexPath)
+                        case let .clear(path): paths.remove(path)
+                        }
+                    }
+                }
+            })
+        async let started = tree.start()
+        async let limited = tree.setLimits(ContentLimits(isEnforced: true, treeDepth: 2))
+        _ = try await (started, limited)
+        let paths = retained.withLock { $0 }
+        #expect(paths.contains(.root) && paths.contains(IndexPath([0])), "run \(run): \(paths)")
+        #expect(paths.allSatisfy { $0.depth < 2 }, "run \(run): past the enforced depth: \(paths)")
+    }
+
     @Test("an empty catalog publishes a root holding one status item that is neither playable nor a container")
     func emptyRootHasStatusItem() async throws {
         let tree = manager(InMemoryContentCatalog())
