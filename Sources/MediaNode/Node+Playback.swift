@@ -58,9 +58,11 @@ struct NowPlayingService: Service {
     let playback: PlaybackController
     let nowPlaying: NowPlayingPublisher
     let follower: any PlaybackFollower
+    /// The services that follow playback too, told after now playing.
+    var observers: [any PlaybackObserver] = []
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { [ready, playback, nowPlaying, follower] in
+        await cancelWhenGracefulShutdown { [ready, playback, nowPlaying, follower, observers] in
             await ready.wait()
             await withDiscardingTaskGroup { group in
                 group.addTask { await nowPlaying.run() }
@@ -70,9 +72,15 @@ struct NowPlayingService: Service {
                         let item = snapshot.item?.identifier
                         await follower.show(snapshot, itemChanged: item != shownItem)
                         shownItem = item
+                        for observer in observers { observer.playbackChanged(snapshot) }
                     }
                 }
-                group.addTask { for await event in playback.events { await follower.report(event) } }
+                group.addTask {
+                    for await event in playback.events {
+                        await follower.report(event)
+                        for observer in observers { observer.playbackReported(event) }
+                    }
+                }
             }
             // The controller's streams end only when the engine does.
             await waitUntilCancelled()
