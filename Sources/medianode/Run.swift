@@ -67,15 +67,14 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         unblockShutdownSignals()
         ignoreWriteSignals()
-        let file = try config.map(ConfigFile.init(path:)) ?? ConfigFile()
-        let level = Logger.Level(rawValue: logLevel ?? file.string("log-level") ?? "info") ?? .info
+        let level = Logger.Level(rawValue: logLevel ?? "info") ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "medianode")
-        let configuration = try nodeConfiguration(file: file)
+        let configuration = try nodeConfiguration()
         let brokers = configuration.brokers.map(\.description).joined(separator: ", then ")
         logger.info("starting node '\(configuration.nodeID)' on \(brokers) under \(configuration.prefix)/")
 
@@ -102,8 +101,8 @@ struct Run: AsyncParsableCommand {
             throw error
         }
         let refresh = CatalogRefreshSettings(
-            remoteInterval: .seconds(max(1, catalogRefresh ?? file.int("catalog-refresh") ?? 1800)),
-            localInterval: .seconds(max(1, libraryRescan ?? file.int("library-rescan") ?? 300)))
+            remoteInterval: .seconds(max(1, catalogRefresh ?? 1800)),
+            localInterval: .seconds(max(1, libraryRescan ?? 300)))
         let catalogService = CatalogService(
             node: node, database: catalog, libraries: configuration.libraries, catalogs: configuration.catalogs,
             settings: refresh, tagReader: DiscovererTagReader())
@@ -117,8 +116,8 @@ struct Run: AsyncParsableCommand {
         logger.info("stopped")
     }
 
-    func nodeConfiguration(file: ConfigFile) throws -> NodeConfiguration {
-        let brokerTexts = broker.isEmpty ? file.strings("broker") : broker
+    func nodeConfiguration() throws -> NodeConfiguration {
+        let brokerTexts = broker
         var brokerURLs: [BrokerURL] = []
         for text in brokerTexts.isEmpty ? ["mqtt://127.0.0.1:1883"] : brokerTexts {
             do { brokerURLs.append(try BrokerURL(parsing: text)) } catch { throw ValidationError(error.description) }
@@ -126,14 +125,14 @@ struct Run: AsyncParsableCommand {
         guard Set(brokerURLs.map(\.usesTLS)).count == 1 else {
             throw ValidationError("--broker: give all brokers as mqtt:// or all as mqtts://, not a mix")
         }
-        let failback = failbackInterval ?? file.double("failback-interval") ?? 30
+        let failback = failbackInterval ?? 30
         guard failback > 0 else { throw ValidationError("--failback-interval must be positive") }
-        let versionText = mqttVersion ?? file.string("mqtt-version") ?? "5"
+        let versionText = mqttVersion ?? "5"
         guard let version = MQTTProtocolVersion(rawValue: versionText == "3" ? "3.1.1" : versionText) else {
             throw ValidationError("--mqtt-version must be 5 or 3.1.1, not '\(versionText)'")
         }
         let node: String
-        if let configured = nodeID ?? file.string("node-id") {
+        if let configured = nodeID {
             guard NodeConfiguration.isValidNodeID(configured) else {
                 throw ValidationError(
                     "--node-id '\(configured)' may hold only letters A-Z and a-z, digits, '_' and '-' "
@@ -143,15 +142,15 @@ struct Run: AsyncParsableCommand {
         } else {
             node = NodeConfiguration.nodeID(fromHostName: ProcessInfo.processInfo.hostName)
         }
-        let maximumPayload = maxPayload ?? file.int("max-payload") ?? CommandRequest.defaultMaximumPayload
+        let maximumPayload = maxPayload ?? CommandRequest.defaultMaximumPayload
         guard maximumPayload > 0 else { throw ValidationError("--max-payload must be positive") }
         var content = ContentSettings()
-        content.publishedDepth = contentDepth ?? file.int("content-depth") ?? content.publishedDepth
-        content.pageSize = contentPageSize ?? file.int("content-page-size") ?? content.pageSize
+        content.publishedDepth = contentDepth ?? content.publishedDepth
+        content.pageSize = contentPageSize ?? content.pageSize
         guard content.publishedDepth >= 0, content.pageSize > 0 else {
             throw ValidationError("--content-depth must be 0 or more and --content-page-size positive")
         }
-        if let seconds = progressInterval ?? file.double("progress-interval") {
+        if let seconds = progressInterval {
             guard seconds > 0 else { throw ValidationError("--progress-interval must be positive") }
             content.progressInterval = .milliseconds(Int(seconds * 1000))
         }
@@ -160,21 +159,21 @@ struct Run: AsyncParsableCommand {
             fallbackBrokers: Array(brokerURLs.dropFirst()),
             failbackInterval: .milliseconds(Int(failback * 1000)),
             nodeID: node,
-            prefix: prefix ?? file.string("prefix"),
+            prefix: prefix,
             protocolVersion: version,
             tls: MQTTTLSConfiguration(
-                caFile: caFile ?? file.string("ca-file"), certificateFile: certFile ?? file.string("cert-file"),
-                keyFile: keyFile ?? file.string("key-file")),
-            libraries: library.isEmpty ? file.strings("library") : library,
-            catalogs: catalog.isEmpty ? file.strings("catalog") : catalog,
-            databasePath: database ?? file.string("database") ?? Self.defaultDatabasePath,
-            audioSink: audioSink ?? file.string("audio-sink") ?? "auto",
+                caFile: caFile, certificateFile: certFile,
+                keyFile: keyFile),
+            libraries: library,
+            catalogs: catalog,
+            databasePath: database ?? Self.defaultDatabasePath,
+            audioSink: audioSink ?? "auto",
             maximumPayload: maximumPayload,
-            artworkSize: artworkSize ?? file.int("artwork-size") ?? 600, content: content,
-            homeAssistantPrefix: try homeAssistantPrefix(file: file))
-        configuration.downloads.directory = downloadsDir ?? file.string("downloads-dir")
-        configuration.downloads.autoDownload = autoDownload ?? file.int("auto-download") ?? configuration.downloads.autoDownload
-        if let quota = downloadsQuota ?? file.int("downloads-quota").map(Int64.init) {
+            artworkSize: artworkSize ?? 600, content: content,
+            homeAssistantPrefix: try homeAssistantPrefix())
+        configuration.downloads.directory = downloadsDir
+        configuration.downloads.autoDownload = autoDownload ?? configuration.downloads.autoDownload
+        if let quota = downloadsQuota {
             guard quota > 0 else { throw ValidationError("--downloads-quota must be positive") }
             configuration.downloads.quota = quota
         }
@@ -182,17 +181,9 @@ struct Run: AsyncParsableCommand {
         return configuration
     }
 
-    /// `--homeassistant`, or the config file's `"homeassistant"`: a prefix, or `true` for the default one.
-    func homeAssistantPrefix(file: ConfigFile) throws -> String? {
-        let prefix: String?
-        if let homeAssistant {
-            prefix = homeAssistant
-        } else if let enabled = file.values["homeassistant"]?.boolValue {
-            prefix = enabled ? HomeAssistantDiscovery.defaultPrefix : nil
-        } else {
-            prefix = file.string("homeassistant")
-        }
-        guard let prefix else { return nil }
+    /// `--homeassistant` (in a config file, a prefix or `true` for the default one).
+    func homeAssistantPrefix() throws -> String? {
+        guard let prefix = homeAssistant else { return nil }
         guard !prefix.isEmpty, !prefix.contains(where: { "+#".contains($0) }) else {
             throw ValidationError("--homeassistant: '\(prefix)' is not a topic prefix")
         }
