@@ -157,30 +157,7 @@ extension Node {
         return (queue, start)
     }
 
-    /// A catalog item as the controller plays it; `resume` starts it where it was left (S31).
     func queueItem(_ item: ContentItem, container: String?, resume: Bool) async throws -> QueueItem {
-        let isLive = item.isStreamingContent && item.duration == nil
-        var start: Double?
-        if resume, !isLive, let saved = try await catalog?.playbackPosition(for: item.identifier), saved.elapsed >= 1 {
-            let duration = saved.duration ?? item.duration
-            // A finished item starts over.
-            if duration.map({ saved.elapsed < $0 - 5 }) ?? true { start = saved.elapsed }
-        }
-        return QueueItem(
-            identifier: item.identifier, uri: playableURI(of: item), title: item.title, artist: item.artist,
-            albumTitle: item.albumTitle, duration: item.duration, isLiveStream: isLive,
-            containerIdentifier: container, startPosition: start, userInfo: Self.nowPlayingUserInfo(item))
-    }
-
-    /// The catalog's now-playing keys a queue item has no field for, under the names
-    /// `NowPlayingMetadata(item:)` reads: without them a stream's tags could not be merged with them, and a
-    /// radio station's genre would vanish.
-    static func nowPlayingUserInfo(_ item: ContentItem) -> [String: String] {
-        let entries: [(String, String?)] = [
-            ("genre", item.genre), ("releaseDate", item.releaseDate), ("composer", item.composer),
-            ("albumTrackNumber", item.trackNumber.map(String.init)), ("albumTrackCount", item.trackCount.map(String.init)),
-            ("discNumber", item.discNumber.map(String.init)), ("discCount", item.discCount.map(String.init)),
-        ]
-        return Dictionary(uniqueKeysWithValues: entries.compactMap { key, value in value.map { (key, $0) } })
+        try await queueItems.queueItem(item, container: container, resume: resume)
     }
 }

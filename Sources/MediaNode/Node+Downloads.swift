@@ -32,11 +32,6 @@ public struct DownloadSettings: Sendable {
 extension Node {
     static func isDownloadable(_ item: ContentItem) -> Bool { ContentItem.isDownloadable(item) }
 
-    /// Where a queue item's audio comes from: the local copy when there is one, so it needs no network.
-    func playableURI(of item: ContentItem) -> String {
-        downloads?.localFile(for: item.identifier)?.absoluteString ?? item.uri ?? ""
-    }
-
     func registerDownloadCommands(_ content: NodeContent, downloads: DownloadManager) {
         commandCenter.addHandler(for: .download) { [weak self] request in
             guard let self else { return .failed("the node is shutting down") }

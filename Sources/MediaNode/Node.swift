@@ -54,6 +54,10 @@ public final class Node: Sendable {
     let refusalLog = LogBudget()
     /// Local copies for offline listening, when the node has a catalog file to keep their rows.
     let downloads: DownloadManager?
+    /// Makes the queue's items from the catalog's, for the content commands and the resume store.
+    let queueItems: QueueItemMaker
+    /// The play state across restarts, when the node plays and has a catalog file to keep it in.
+    let resumeStore: ResumeStore?
 
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.
@@ -65,10 +69,11 @@ public final class Node: Sendable {
     public init(configuration: NodeConfiguration, transport: any MessageTransport, engine: (any AudioEngine)? = nil,
                 catalog: (any ContentCatalog)? = nil, artworkStore: (any ArtworkStore)? = nil,
                 retainedMemory: (any RetainedTopicMemory)? = nil, volumeMemory: (any VolumeMemory)? = nil,
-                commandCenter: RemoteCommandCenter? = nil, downloads: DownloadManager? = nil,
+                playStateMemory: (any PlayStateMemory)? = nil, commandCenter: RemoteCommandCenter? = nil, downloads: DownloadManager? = nil,
                 logger: Logger = Logger(label: "medianode")) {
         self.configuration = configuration
         self.downloads = downloads
+        self.queueItems = QueueItemMaker(catalog: catalog, downloads: downloads)
         self.transport = transport
         self.engine = engine
         self.catalog = catalog
@@ -96,6 +101,14 @@ public final class Node: Sendable {
         self.content = Self.makeContent(
             catalog: catalog, configuration: configuration,
             publish: Self.treePublisher(retained: retained, topics: configuration.topics, treeArtwork: treeArtwork))
+        if let playback, let playStateMemory {
+            self.resumeStore = ResumeStore(
+                memory: playStateMemory, playback: playback, items: queueItems, origin: content,
+                mode: configuration.resume, progressInterval: configuration.content.progressInterval, ready: commandsReady,
+                logger: logger)
+        } else {
+            self.resumeStore = nil
+        }
         if let playback { registerPlaybackCommands(playback) }
         if let content { registerContentCommands(content) }
         if let content, let downloads { registerDownloadCommands(content, downloads: downloads) }
@@ -106,7 +119,8 @@ public final class Node: Sendable {
                             engine: (any AudioEngine)? = nil, catalog: CatalogDatabase,
                             commandCenter: RemoteCommandCenter? = nil, logger: Logger = Logger(label: "medianode")) {
         self.init(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
-                  artworkStore: catalog, retainedMemory: catalog, volumeMemory: catalog, commandCenter: commandCenter,
+                  artworkStore: catalog, retainedMemory: catalog, volumeMemory: catalog, playStateMemory: catalog,
+                  commandCenter: commandCenter,
                   downloads: DownloadManager(
                     directory: configuration.downloads.directory(besideDatabase: catalog.path), store: catalog,
                     logger: logger),
@@ -122,13 +136,17 @@ public final class Node: Sendable {
 
     // MARK: - Outbound
 
-    /// - Parameter volume: the listener's level the audio output starts with.
-    func publishInitialState(volume: Double) {
+    /// - Parameters:
+    ///   - volume: the listener's level the audio output starts with.
+    ///   - isRestored: whether a queue from the last run is back: now playing and the queue then come from
+    ///     it (the now-playing service publishes them), with no `stopped` before them.
+    func publishInitialState(volume: Double, isRestored: Bool = false) {
         retained.publish(topics.status, Array("online".utf8))
         if catalog == nil { publishInfo() }
         publishCapabilities()
-        retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
         if playback != nil { publishVolume(volume, isMuted: false) }
+        guard !isRestored else { return }
+        retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
         retained.publish(topics.nowPlayingArtwork, [])
         retained.publish(
             topics.queue,

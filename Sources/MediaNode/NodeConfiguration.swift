@@ -34,6 +34,8 @@ public struct NodeConfiguration: Sendable {
     public var homeAssistantPrefix: String?
     /// The downloads folder, quota and automatic downloads.
     public var downloads = DownloadSettings()
+    /// What a start does with the play state the last run saved.
+    public var resume = ResumeMode.paused
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), fallbackBrokers: [BrokerURL] = [],

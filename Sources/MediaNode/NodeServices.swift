@@ -25,8 +25,12 @@ extension Node {
             services.append(.init(
                 service: PlaybackService(ready: commandsReady, playback: playback, engine: engine, stopping: self),
                 serviceName: "Playback"))
+            // After the audio, so it stops before it: the place it saves is where the audio stopped.
+            if let resumeStore { services.append(.init(service: resumeStore, serviceName: "Resume")) }
             services.append(.init(
-                service: NowPlayingService(ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: self),
+                service: NowPlayingService(
+                    ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: self,
+                    observers: [resumeStore].compactMap { $0 }),
                 serviceName: "NowPlaying"))
         }
         if let content, let catalog {

@@ -70,7 +70,10 @@ extension Node {
         } catch {
             logger.error("cannot subscribe to command topics: \(error)")
         }
-        publishInitialState(volume: await restoreVolume())
+        let volume = await restoreVolume()
+        // The queue the last run saved goes back first, so the first now playing already shows it.
+        await resumeStore?.restored.wait()
+        publishInitialState(volume: volume, isRestored: await playback?.snapshot.item != nil)
         commandsReady.open()
         if content == nil { initialStatePublished.open() }
         transport.start()

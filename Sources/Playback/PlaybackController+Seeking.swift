@@ -85,7 +85,8 @@ extension PlaybackController {
             await reanchor()
             if case .fastForward = seekHold?.kind {
                 // The held button wins until it is released; the new rate applies then.
-            } else {
+            } else if currentToken != nil {
+                // (A restored item not loaded yet takes the rate when it loads.)
                 do throws(AudioError) {
                     try await engine.setRate(newRate)
                 } catch {
@@ -102,7 +103,7 @@ extension PlaybackController {
 
     /// Why position commands cannot act now, if they cannot.
     func positionFailure() -> PlaybackFailure? {
-        guard let item = queue.currentItem, currentToken != nil else { return .nothingLoaded }
+        guard let item = queue.currentItem, currentToken != nil || isRestoredUnloaded else { return .nothingLoaded }
         if item.isLiveStream { return .invalid("a live stream has no position to seek") }
         return nil
     }
@@ -133,6 +134,12 @@ extension PlaybackController {
         if let known = duration, seconds > known {
             _ = await positionBeforeMoving()
             if duration != nil { return .failed(.invalid("position \(seconds) is beyond the item's \(known) seconds")) }
+        }
+        // A restored item not loaded yet is loaded at the new place by the next play.
+        if isRestoredUnloaded {
+            anchor(at: seconds)
+            publish()
+            return .success
         }
         do throws(AudioError) {
             try await engine.seek(to: seconds)

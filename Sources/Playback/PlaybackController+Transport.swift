@@ -86,6 +86,10 @@ extension PlaybackController {
             return await loadCurrent(playing: true)
         }
         guard state != .playing else { return .failed(.alreadyPlaying) }
+        if isRestoredUnloaded {
+            let item = queue.currentItem
+            return await loadCurrent(startAt: item?.isLiveStream == true ? nil : anchorElapsed, playing: true)
+        }
         // No position query first: the paused anchor is exact (taken by pause, seek or load), and the
         // playing fact re-anchors once the pipeline really moves; a query would cost a thread hop.
         do throws(AudioError) {

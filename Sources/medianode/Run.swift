@@ -61,6 +61,8 @@ struct Run: AsyncParsableCommand {
     var autoDownload: Int?
     @Option(name: .customLong("downloads-quota"), help: "Bytes the downloaded copies may take (default 2 GiB).")
     var downloadsQuota: Int64?
+    @Option(help: "At start, the queue and place the last run saved: paused (default), playing (plays on if it was playing), or off (start stopped).")
+    var resume: String?
     @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
     var config: String?
 
@@ -178,6 +180,12 @@ struct Run: AsyncParsableCommand {
             configuration.downloads.quota = quota
         }
         guard configuration.downloads.autoDownload >= 0 else { throw ValidationError("--auto-download must be 0 or more") }
+        if let resume {
+            guard let mode = ResumeMode(rawValue: resume) else {
+                throw ValidationError("--resume must be paused, playing or off, not '\(resume)'")
+            }
+            configuration.resume = mode
+        }
         return configuration
     }
 

@@ -1,0 +1,239 @@
+import CatalogStore
+import Foundation
+import Logging
+import Playback
+import ServiceLifecycle
+
+/// `--resume`: what a start does with the play state the last run saved.
+public enum ResumeMode: String, Sendable, CaseIterable {
+    /// The saved queue comes back paused at the saved place (the default).
+    case paused
+    /// As `paused`, and a node that was playing when it stopped plays on by itself.
+    case playing
+    /// Starts stopped with an empty queue, as version 1 did; the play state is still saved.
+    case off
+}
+
+/// Where the play state is kept across restarts (the catalog file).
+public protocol PlayStateMemory: Sendable {
+    func savedPlayState() async throws -> SavedPlayState?
+    func savePlayState(_ saved: SavedPlayState, queueChanged: Bool) async throws
+    func savePlayPosition(_ elapsed: Double, savedAt: Double) async throws
+}
+
+extension CatalogDatabase: PlayStateMemory {}
+
+/// Where the playing queue came from in the tree (now playing's identifier path), saved with it.
+protocol QueueOrigin: Sendable {
+    var queueContext: [String] { get nonmutating set }
+}
+
+extension NodeContent: QueueOrigin {}
+
+/// What the car remembers across an ignition cycle: the queue in the order the listener hears it, the
+/// current entry and its place, the modes, the rate, and whether it played.
+///
+/// The only owner of the saved play state. At start it puts it back into the playback controller before
+/// the node publishes anything (`restored` opens then), so the first now playing already shows it; while
+/// the node runs it follows playback and saves each change in one small transaction on its own task, never
+/// on the audio's; the position every progress interval while playing, and exactly at shutdown (it stops
+/// before the audio does).
+final class ResumeStore: Service, PlaybackObserver {
+    private let memory: any PlayStateMemory
+    private let playback: PlaybackController
+    private let items: QueueItemMaker
+    private let origin: (any QueueOrigin)?
+    private let mode: ResumeMode
+    private let progressInterval: Duration
+    /// The transport's: commands are taken, so playing on by itself comes after the first now playing.
+    private let ready: Latch
+    private let logger: Logger
+    private let saveFailures = FailureEpisode()
+    /// Opens once the saved state is back in the controller, or there was none to put back.
+    let restored = Latch()
+
+    private enum Input {
+        case changed
+        /// A progress interval passed.
+        case tick
+    }
+
+    private let inputs: AsyncStream<Input>
+    private let inputContinuation: AsyncStream<Input>.Continuation
+
+    init(memory: any PlayStateMemory, playback: PlaybackController, items: QueueItemMaker, origin: (any QueueOrigin)?,
+         mode: ResumeMode, progressInterval: Duration, ready: Latch, logger: Logger) {
+        self.memory = memory
+        self.playback = playback
+        self.items = items
+        self.origin = origin
+        self.mode = mode
+        self.progressInterval = progressInterval
+        self.ready = ready
+        self.logger = logger
+        // Only the newest change matters: a save writes the whole state as it is then.
+        (inputs, inputContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(2))
+    }
+
+    // MARK: - PlaybackObserver
+
+    func playbackChanged(_ snapshot: PlaybackSnapshot) { inputContinuation.yield(.changed) }
+
+    func playbackReported(_ event: PlaybackEvent) {}
+
+    // MARK: - Service
+
+    func run() async throws {
+        let playOn = await restore()
+        restored.open()
+        var book = SaveBook()
+        await withDiscardingTaskGroup { group in
+            group.addTask { [inputContinuation, progressInterval] in
+                while (try? await Task.sleep(for: progressInterval)) != nil { inputContinuation.yield(.tick) }
+            }
+            if playOn {
+                group.addTask { [ready, playback, logger] in
+                    await ready.wait()
+                    let outcome = await playback.play()
+                    if !outcome.isSuccess { logger.warning("could not play on after the restart: \(outcome)") }
+                }
+            }
+            group.addTask { [self] in
+                try? await gracefulShutdown()
+                inputContinuation.finish()
+            }
+            // What is saved is the controller's state when the save is made: a change that arrived before
+            // the restore (the volume's, at start) must not save the stopped state it showed.
+            for await input in inputs {
+                let snapshot = await playback.snapshot
+                if case .tick = input, snapshot.state != .playing { continue }
+                // Playing, the anchor may be minutes old: the engine says where the audio is, never ahead of it.
+                await save(snapshot, position: snapshot.state == .playing ? await playback.position() : nil, book: &book)
+            }
+            group.cancelAll()
+        }
+        // Stopping before the audio does: the exact place, and whether it was playing, as the listener left it.
+        await save(await playback.snapshot, position: await playback.position(), book: &book)
+    }
+
+    // MARK: - Saving
+
+    /// What was last written, so an unchanged state is not written again and the queue's rows only when
+    /// the queue changed.
+    private struct SaveBook {
+        var saved: SavedPlayState?
+    }
+
+    private func save(_ snapshot: PlaybackSnapshot, position: Double?, book: inout SaveBook) async {
+        var state = SavedPlayState(
+            entries: book.saved?.entries ?? [], currentIndex: snapshot.queue.index,
+            elapsed: snapshot.item == nil ? 0 : max(0, position ?? snapshot.elapsed),
+            repeatMode: snapshot.queue.repeatMode.rawValue, shuffleMode: snapshot.queue.shuffleMode.rawValue,
+            rate: snapshot.rate, state: Self.stateName(snapshot), context: origin?.queueContext ?? [],
+            savedAt: Date().timeIntervalSince1970)
+        let queueChanged = book.saved?.entries.map(\.identifier) != snapshot.queue.identifiers
+        if queueChanged {
+            let queue = await playback.currentQueue
+            state.entries = queue.order.map { original in
+                SavedPlayState.Entry(
+                    identifier: queue.items[original].identifier, originalIndex: original,
+                    container: queue.items[original].containerIdentifier)
+            }
+        }
+        var unchanged = book.saved
+        unchanged?.savedAt = state.savedAt
+        guard unchanged != state else { return }
+        do {
+            if let saved = book.saved, !queueChanged, Self.onlyPositionMoved(from: saved, to: state) {
+                try await memory.savePlayPosition(state.elapsed, savedAt: state.savedAt)
+            } else {
+                try await memory.savePlayState(state, queueChanged: queueChanged || book.saved == nil)
+            }
+            book.saved = state
+            if saveFailures.succeeded() { logger.notice("saving the play state again") }
+        } catch {
+            if saveFailures.failed() {
+                logger.warning("could not save the play state: \(error); playback goes on, and it is saved again with the next change")
+            }
+        }
+    }
+
+    private static func onlyPositionMoved(from saved: SavedPlayState, to state: SavedPlayState) -> Bool {
+        var moved = saved
+        moved.elapsed = state.elapsed
+        moved.savedAt = state.savedAt
+        return moved == state
+    }
+
+    /// An interruption is saved as a pause: a call in progress is not reason to play on by itself.
+    private static func stateName(_ snapshot: PlaybackSnapshot) -> String {
+        guard snapshot.item != nil else { return PlaybackState.stopped.rawValue }
+        return snapshot.state == .playing ? PlaybackState.playing.rawValue : PlaybackState.paused.rawValue
+    }
+
+    // MARK: - Restoring
+
+    /// Puts the saved state back into the controller; true when the node should play on by itself.
+    private func restore() async -> Bool {
+        guard mode != .off else { return false }
+        let saved: SavedPlayState
+        do {
+            guard let found = try await memory.savedPlayState() else { return false }
+            saved = found
+        } catch {
+            logger.warning("the saved play state cannot be read (\(error)); starting stopped")
+            return false
+        }
+        guard saved.state != PlaybackState.stopped.rawValue, let current = saved.currentIndex,
+              saved.entries.indices.contains(current)
+        else { return false }
+        guard let (queue, position) = await restoredQueue(saved, current: current) else {
+            logger.info("nothing of the saved queue from the current entry on is in the catalog now; starting stopped")
+            return false
+        }
+        await playback.restore(queue, position: position, rate: saved.rate)
+        origin?.queueContext = saved.context
+        logger.info("restored a queue of \(queue.count) at entry \(queue.currentIndex.map { $0 + 1 } ?? 0), \(String(format: "%.1f", position)) s, \(saved.state)")
+        return mode == .playing && saved.state == PlaybackState.playing.rawValue
+    }
+
+    /// The saved entries the catalog still holds, in the saved orders; the current one, or the first after
+    /// it that is still there (at 0 s). Nil when none from the current one on is left.
+    private func restoredQueue(_ saved: SavedPlayState, current: Int) async -> (PlaybackQueue, Double)? {
+        var kept: [(item: QueueItem, originalIndex: Int)] = []
+        var keptCurrent: Int?
+        var position = saved.elapsed
+        for (playIndex, entry) in saved.entries.enumerated() {
+            let item: QueueItem?
+            do {
+                item = try await items.queueItem(identifier: entry.identifier, container: entry.container)
+            } catch {
+                logger.warning("could not read \(entry.identifier) from the catalog: \(error)")
+                item = nil
+            }
+            // A local file gone since (the USB stick taken out) is left out now, not failed at the first play.
+            guard let item, Self.isReachable(item) else { continue }
+            if keptCurrent == nil, playIndex >= current {
+                keptCurrent = kept.count
+                if playIndex != current { position = 0 }
+            }
+            kept.append((item, entry.originalIndex))
+        }
+        guard let keptCurrent else { return nil }
+        // The given order among the entries kept: each one's rank by its saved original index.
+        let given = kept.indices.sorted { kept[$0].originalIndex < kept[$1].originalIndex }
+        var originalOf = [Int](repeating: 0, count: kept.count)
+        for (rank, keptIndex) in given.enumerated() { originalOf[keptIndex] = rank }
+        guard let queue = PlaybackQueue(
+            restoring: given.map { kept[$0].item }, order: originalOf, currentIndex: keptCurrent,
+            repeatMode: RepeatMode(rawValue: saved.repeatMode) ?? .off,
+            shuffleMode: ShuffleMode(rawValue: saved.shuffleMode) ?? .off)
+        else { return nil }
+        return (queue, position)
+    }
+
+    private static func isReachable(_ item: QueueItem) -> Bool {
+        guard let url = URL(string: item.uri), url.isFileURL else { return true }
+        return FileManager.default.fileExists(atPath: url.path)
+    }
+}
