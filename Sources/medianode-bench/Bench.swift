@@ -8,7 +8,7 @@ struct Bench: AsyncParsableCommand {
         subcommands: [
             CommandRoundTrip.self, CommandEffect.self, ContentBench.self, CatalogImportBench.self,
             CatalogScanBench.self, DownloadBench.self, HTTPFetchBench.self, MemoryBench.self, MemoryFloor.self,
-            NowPlayingBench.self, StartFloor.self, SearchBench.self, TreeTrafficBench.self,
+            NowPlayingBench.self, ResumeBench.self, StartFloor.self, SearchBench.self, TreeTrafficBench.self,
         ]
     )
 }

@@ -1,3 +1,4 @@
+import CatalogStore
 import Foundation
 import MediaJSON
 import MediaNodeTesting
@@ -233,6 +234,49 @@ extension RealEngineCommandTests {
             let stopped = try await car.first("nowplaying")
             #expect(stopped["state"] == "stopped", "\(stopped.jsonString)")
             await car.stop(third, with: SIGTERM)
+        }
+
+        @Test("a live stream comes back as the current item, paused, without connecting; play connects to it again, heard")
+        func liveStream() async throws {
+            let car = try await Car()
+            defer { Task { await car.close() } }
+            let server = try RadioStreamServer()
+            defer { server.stop() }
+            let catalog = car.directory.appendingPathComponent("stations.json")
+            let document: JSONValue = [
+                "format": "medianode-catalog", "version": 1,
+                "items": [["id": "stations", "title": "Stations", "children": [
+                    ["id": "tone", "title": "Tone FM", "live": true, "uri": .string(server.url("/tone.ogg").absoluteString)],
+                ]]],
+            ]
+            try Data(document.jsonBytes).write(to: catalog)
+            let source = try RemoteCatalogProvider(location: catalog.path, fetcher: StandardCatalogFetcher()).source
+            let station = "\(source.identifier)/tone"
+            let first = try await car.start(["--catalog", catalog.path])
+            var reply = JSONValue.null
+            for _ in 0..<50 {
+                reply = try await car.send("playItem", #""identifier":"\#(station)""#)
+                if reply["status"] == "success" { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(reply["status"] == "success", "\(reply.jsonString)")
+            try await Task.sleep(for: .seconds(1))
+            await car.stop(first, with: SIGTERM)
+            let requestsBefore = server.requests().count
+
+            let second = try await car.start(["--catalog", catalog.path])
+            let nowPlaying = try await car.first("nowplaying")
+            #expect(nowPlaying["state"] == "paused" && nowPlaying["identifier"] == .string(station), "\(nowPlaying.jsonString)")
+            #expect(nowPlaying["isLiveStream"] == true)
+            try await Task.sleep(for: .seconds(1))
+            #expect(server.requests().count == requestsBefore, "the stream was connected to before play")
+            #expect(try await car.send("play")["status"] == "success")
+            _ = try await car.first("nowplaying") { $0["state"] == "playing" }
+            try await Task.sleep(for: .seconds(3))
+            let wav = try WAVFile(contentsOf: car.wav(2))
+            let tone = wav.dominantFrequency(from: max(0, wav.duration - 1.5), length: 1)
+            #expect(tone.map { abs($0 - 440) < 15 } == true, "heard \(tone ?? 0) Hz after play")
+            await car.stop(second, with: SIGTERM)
         }
 
         @Test("a damaged play-state row is logged and ignored: the node starts stopped, and saves anew")
