@@ -157,7 +157,7 @@ let package = Package(
         .target(
             name: "MediaNodeTesting",
             dependencies: [
-                "MQTTTransport", "MediaNode", "Playback", "ContentTree", "CatalogStore", "CGStreamer", "CTagLib",
+                "MQTTTransport", "MediaNode", "Playback", "ContentTree", "CatalogStore", "CGStreamer", "CTagLib", "RemoteCommands",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -14,9 +14,9 @@ import MediaJSON
 /// daemon together with the catalog service, or by `run()`.
 ///
 /// Inbound messages are handled in arrival order on two lanes, one message at a time on each (see
-/// `InboundLanes`): browse, contentItem and the context on the content lane, so the cache answers at
-/// once (S26) whatever the audio is doing; every other command on the playback lane. Every request gets
-/// exactly one reply.
+/// `InboundLanes`): the commands whose table entry names the content lane (browse, contentItem, search) and
+/// the context there, so the cache answers at once (S26) whatever the audio is doing; the others on the
+/// playback lane. Every request gets exactly one reply.
 public final class Node: Sendable {
     public let configuration: NodeConfiguration
     public let commandCenter: RemoteCommandCenter

@@ -1,7 +1,8 @@
 import Playback
+import RemoteCommands
 
 /// Command payloads an attacker on the broker could send, for the fuzz test: for every command of the
-/// contract (1.0 and 1.1) and each of its fields, valid values and hostile ones, whole payloads that are
+/// command table and each of the fields it declares, valid values and hostile ones, whole payloads that are
 /// not JSON objects at all, and valid commands mixed in so the hostile ones meet the node in every state.
 ///
 /// Deterministic for a seed (the shuffle's SplitMix64), so a failure can be replayed from the seed and the
@@ -20,40 +21,9 @@ public struct HostilePayloads: Sendable {
         }
     }
 
-    enum Field: Sendable {
-        case number, string, bool, indexPath, strings
-        case choice([String])
-        /// A number or one of the given strings (playbackRate "next", volume "up"/"down").
-        case numberOr([String])
-    }
-
-    /// Every command of the contract with its fields (version 1.1 included, implemented or not).
-    static let commands: [(name: String, fields: [(String, Field)])] = [
-        ("play", []), ("pause", []), ("stop", []), ("togglePlayPause", []), ("nextTrack", []), ("previousTrack", []),
-        ("skipForward", [("interval", .number)]), ("skipBackward", [("interval", .number)]),
-        ("seekForward", [("type", .choice(["beginSeeking", "endSeeking"]))]),
-        ("seekBackward", [("type", .choice(["beginSeeking", "endSeeking"]))]),
-        ("changePlaybackPosition", [("positionTime", .number), ("identifier", .string)]),
-        ("changePlaybackRate", [("playbackRate", .numberOr(["next"]))]),
-        ("changeRepeatMode", [("repeatType", .choice(["off", "one", "all"]))]),
-        ("changeShuffleMode", [("shuffleType", .choice(["off", "items", "collections"]))]),
-        ("rating", [("rating", .number)]),
-        ("like", [("isNegative", .bool)]), ("dislike", [("isNegative", .bool)]), ("bookmark", [("isNegative", .bool)]),
-        ("enableLanguageOption", [("languageTag", .string), ("type", .choice(["audible", "legible"]))]),
-        ("disableLanguageOption", [("languageTag", .string), ("type", .choice(["audible", "legible"]))]),
-        ("playItem", [("identifier", .string), ("indexPath", .indexPath)]),
-        ("prepareQueue", [("identifiers", .strings)]),
-        ("browse", [("indexPath", .indexPath), ("offset", .number), ("limit", .number)]),
-        ("contentItem", [("identifier", .string)]),
-        ("interrupt", [("type", .choice(["begin", "end"])), ("duck", .bool), ("shouldResume", .bool)]),
-        ("changeVolume", [("volume", .numberOr(["up", "down"]))]),
-        ("mute", [("isMuted", .bool)]),
-        ("search", [("query", .string), ("limit", .number)]),
-        ("addToQueue", [("identifiers", .strings), ("position", .choice(["next", "end"]))]),
-        ("removeFromQueue", [("index", .number)]),
-        ("moveQueueItem", [("from", .number), ("to", .number)]),
-        ("download", [("identifier", .string), ("isNegative", .bool)]),
-    ]
+    /// Every command of the command table with the fields it declares: a command is fuzzed from the moment
+    /// it is in the table.
+    static let commands: [(name: String, fields: [CommandField])] = CommandTable.all.map { ($0.name, $0.fields) }
 
     /// Numbers as JSON text, so values a double cannot hold (1e999, 400 digits) arrive as written.
     static let hostileNumbers = [
@@ -105,8 +75,8 @@ public struct HostilePayloads: Sendable {
         let (name, fields) = Self.commands[random.nextIndex(below: Self.commands.count)]
         var members: [String] = []
         if random.nextIndex(below: 3) == 0 { members.append(#""id":\#(idValue())"#) }
-        for (key, field) in fields where random.nextIndex(below: 4) != 0 {
-            members.append("\"\(key)\":\(value(for: field))")
+        for field in fields where random.nextIndex(below: 4) != 0 {
+            members.append("\"\(field.name)\":\(value(for: field.kind))")
         }
         if random.nextIndex(below: 8) == 0 { members.append(#""unknownExtra":\#(Self.hostileNumbers.randomElement(&random))"#) }
         return Request(command: name, payload: Array(("{" + members.joined(separator: ",") + "}").utf8), mustBeRefused: false)
@@ -116,7 +86,7 @@ public struct HostilePayloads: Sendable {
         [#""fuzz""#, "42", "1e300", "9007199254740993", "-1", "true", "[]", #""""#][random.nextIndex(below: 8)]
     }
 
-    mutating func value(for field: Field) -> String {
+    mutating func value(for field: CommandField.Kind) -> String {
         let roll = random.nextIndex(below: 10)
         if roll == 0 { return Self.wrongTypes.randomElement(&random) }
         if roll == 1 { return deeplyNested() }

@@ -2,9 +2,12 @@ import MediaJSON
 
 // MARK: - The command table
 
-/// Every command of the contract, in the order `P/commands` and topics.md list them: the seed's twenty
-/// (S1), the playable-content commands and `interrupt`. A command is one definition below and one entry
-/// here; the node binds its handler to the definition, and the compiler checks the handler's types.
+/// Every command of the contract, in the order `P/commands` lists them: the seed's transport, position,
+/// rate, feedback and language commands (S1), the playable-content commands, search and `interrupt`, then
+/// version 1.1's volume, queue editing and downloads. A command is one definition below (its name, lane,
+/// availability, payload fields, parameters and decoding) and one entry here; the node binds its handler to
+/// the definition, and the compiler checks the handler's types. The fuzz test's generator, the command
+/// center's starting parameters and the check against asyncapi.yaml all read the entries.
 public enum CommandTable {
     public static let all: [any AnyRemoteCommand] = [
         PlainCommand.play, PlainCommand.pause, PlainCommand.stop, PlainCommand.togglePlayPause,
@@ -49,7 +52,7 @@ extension RemoteCommand where Arguments == Double? {
     public static var skipBackward: Self { skip("skipBackward") }
 
     private static func skip(_ name: String) -> Self {
-        .init(name, availability: .withSeekableItem,
+        .init(name, availability: .withSeekableItem, fields: [.init("interval", .number)],
               parameters: { ["preferredIntervals": .array($0.preferredIntervals.map(JSONValue.number))] }) { fields, _ in
             let interval = try fields.optionalNumber("interval")
             if let interval {
@@ -66,13 +69,18 @@ extension RemoteCommand where Arguments == SeekCommandType {
     public static var seekBackward: Self { seek("seekBackward") }
 
     private static func seek(_ name: String) -> Self {
-        .init(name, availability: .withSeekableItem) { fields, _ in try fields.requiredEnum("type", SeekCommandType.self) }
+        .init(name, availability: .withSeekableItem, fields: [.choice("type", SeekCommandType.self)]) { fields, _ in
+            try fields.requiredEnum("type", SeekCommandType.self)
+        }
     }
 }
 
 extension RemoteCommand where Arguments == PositionRequest {
     public static var changePlaybackPosition: Self {
-        .init("changePlaybackPosition", availability: .withSeekableItem) { fields, _ in
+        .init(
+            "changePlaybackPosition", availability: .withSeekableItem,
+            fields: [.init("positionTime", .number), .init("identifier", .string)]
+        ) { fields, _ in
             let position = try fields.requiredNumber("positionTime")
             guard position >= 0 else { throw CommandValidationError("'positionTime' must not be negative, got \(quote(position))") }
             try checkSeconds(position, "positionTime")
@@ -86,7 +94,7 @@ extension RemoteCommand where Arguments == PositionRequest {
 extension RemoteCommand where Arguments == PlaybackRateRequest {
     public static var changePlaybackRate: Self {
         .init(
-            "changePlaybackRate", availability: .withItemAtHeadUnitRate,
+            "changePlaybackRate", availability: .withItemAtHeadUnitRate, fields: [.init("playbackRate", .numberOr(["next"]))],
             parameters: {
                 [
                     "supportedPlaybackRates": .array($0.supportedPlaybackRates.map(JSONValue.number)),
@@ -119,14 +127,20 @@ extension RemoteCommand where Arguments == PlaybackRateRequest {
 extension RemoteCommand where Arguments == RepeatType {
     /// The target repeat state, never a toggle (S10).
     public static var changeRepeatMode: Self {
-        .init("changeRepeatMode") { fields, _ in try fields.requiredEnum("repeatType", RepeatType.self) }
+        .init(
+            "changeRepeatMode", fields: [.choice("repeatType", RepeatType.self)],
+            initialParameters: ["currentRepeatType": .string(RepeatType.off.rawValue)]
+        ) { fields, _ in try fields.requiredEnum("repeatType", RepeatType.self) }
     }
 }
 
 extension RemoteCommand where Arguments == ShuffleType {
     /// The target shuffle state, never a toggle (S10).
     public static var changeShuffleMode: Self {
-        .init("changeShuffleMode") { fields, _ in try fields.requiredEnum("shuffleType", ShuffleType.self) }
+        .init(
+            "changeShuffleMode", fields: [.choice("shuffleType", ShuffleType.self)],
+            initialParameters: ["currentShuffleType": .string(ShuffleType.off.rawValue)]
+        ) { fields, _ in try fields.requiredEnum("shuffleType", ShuffleType.self) }
     }
 }
 
@@ -134,7 +148,7 @@ extension RemoteCommand where Arguments == ShuffleType {
 
 extension RemoteCommand where Arguments == Double {
     public static var rating: Self {
-        .init("rating", parameters: {
+        .init("rating", fields: [.init("rating", .number)], parameters: {
             ["minimumRating": .number($0.minimumRating), "maximumRating": .number($0.maximumRating)]
         }) { fields, capabilities in
             let value = try fields.requiredNumber("rating")
@@ -154,7 +168,7 @@ extension RemoteCommand where Arguments == Bool {
     public static var bookmark: Self { feedback("bookmark") }
 
     private static func feedback(_ name: String) -> Self {
-        .init(name, parameters: { capabilities in
+        .init(name, fields: [.init("isNegative", .bool)], initialParameters: ["isActive": false], parameters: { capabilities in
             capabilities.feedbackTitles[name].map {
                 ["localizedTitle": .string($0.title), "localizedShortTitle": .string($0.shortTitle)]
             } ?? [:]
@@ -169,7 +183,7 @@ extension RemoteCommand where Arguments == LanguageOptionRequest {
     public static var disableLanguageOption: Self { languageOption("disableLanguageOption") }
 
     private static func languageOption(_ name: String) -> Self {
-        .init(name) { fields, _ in
+        .init(name, fields: [.init("languageTag", .string), .choice("type", LanguageOptionType.self)]) { fields, _ in
             let tag = try fields.requiredString("languageTag")
             guard !tag.isEmpty else { throw CommandValidationError("'languageTag' must not be empty") }
             return LanguageOptionRequest(languageTag: tag, type: try fields.requiredEnum("type", LanguageOptionType.self))
@@ -181,7 +195,7 @@ extension RemoteCommand where Arguments == LanguageOptionRequest {
 
 extension RemoteCommand where Arguments == ContentReference {
     public static var playItem: Self {
-        .init("playItem") { fields, _ in
+        .init("playItem", fields: [.init("identifier", .string), .init("indexPath", .indexPath)]) { fields, _ in
             // Both fields are checked even when the first is enough: a wrong type is never passed over.
             let identifier = try fields.optionalString("identifier")
             let path = try fields.optionalIndexPath("indexPath")
@@ -194,13 +208,16 @@ extension RemoteCommand where Arguments == ContentReference {
 
 extension RemoteCommand where Arguments == [String] {
     public static var prepareQueue: Self {
-        .init("prepareQueue") { fields, _ in try fields.requiredStrings("identifiers") }
+        .init("prepareQueue", fields: [.init("identifiers", .strings)]) { fields, _ in try fields.requiredStrings("identifiers") }
     }
 }
 
 extension RemoteCommand where Arguments == BrowseRequest {
     public static var browse: Self {
-        .init("browse", lane: .content) { fields, _ in
+        .init(
+            "browse", lane: .content,
+            fields: [.init("indexPath", .indexPath), .init("offset", .number), .init("limit", .number)]
+        ) { fields, _ in
             BrowseRequest(indexPath: try fields.optionalIndexPath("indexPath") ?? [],
                           offset: try fields.optionalCount("offset"), limit: try fields.optionalCount("limit"))
         }
@@ -210,14 +227,14 @@ extension RemoteCommand where Arguments == BrowseRequest {
 extension RemoteCommand where Arguments == String {
     /// The item's identifier.
     public static var contentItem: Self {
-        .init("contentItem", lane: .content) { fields, _ in try fields.requiredString("identifier") }
+        .init("contentItem", lane: .content, fields: [.init("identifier", .string)]) { fields, _ in try fields.requiredString("identifier") }
     }
 }
 
 extension RemoteCommand where Arguments == SearchRequest {
     /// Answers from the local catalog only, so it works with no network (version 1.1).
     public static var search: Self {
-        .init("search", lane: .content) { fields, _ in
+        .init("search", lane: .content, fields: [.init("query", .string), .init("limit", .number)]) { fields, _ in
             let query = try fields.requiredString("query")
             let limit = try fields.optionalCount("limit") ?? 20
             guard !query.allSatisfy(\.isWhitespace) else { throw CommandValidationError("'query' must not be empty") }
@@ -233,7 +250,10 @@ extension RemoteCommand where Arguments == SearchRequest {
 
 extension RemoteCommand where Arguments == InterruptRequest {
     public static var interrupt: Self {
-        .init("interrupt") { fields, _ in
+        .init(
+            "interrupt",
+            fields: [.init("type", .choice(["begin", "end"])), .init("duck", .bool), .init("shouldResume", .bool)]
+        ) { fields, _ in
             // Each field is type-checked whatever `type` says: `shouldResume: "yes"` on a begin is still wrong.
             let type = try fields.requiredString("type")
             let duck = try fields.optionalBool("duck") ?? false
@@ -252,7 +272,7 @@ extension RemoteCommand where Arguments == InterruptRequest {
 extension RemoteCommand where Arguments == VolumeRequest {
     /// A level 0...1, or "up" / "down" by `volumeStep`; works with nothing loaded.
     public static var changeVolume: Self {
-        .init("changeVolume", parameters: { ["volumeStep": .number($0.volumeStep)] }) { fields, _ in
+        .init("changeVolume", fields: [.init("volume", .numberOr(["up", "down"]))], parameters: { ["volumeStep": .number($0.volumeStep)] }) { fields, _ in
             guard let value = fields.payload["volume"] else { throw CommandValidationError("missing field 'volume'") }
             switch value {
             case let .number(level) where level >= 0 && level <= 1: return .level(level)
@@ -272,7 +292,7 @@ extension RemoteCommand where Arguments == VolumeRequest {
 extension RemoteCommand where Arguments == Bool {
     /// `isMuted`: the target state, never a toggle.
     public static var mute: Self {
-        .init("mute") { fields, _ in
+        .init("mute", fields: [.init("isMuted", .bool)]) { fields, _ in
             guard let muted = try fields.optionalBool("isMuted") else { throw CommandValidationError("missing field 'isMuted'") }
             return muted
         }
@@ -283,7 +303,7 @@ extension RemoteCommand where Arguments == Bool {
 
 extension RemoteCommand where Arguments == QueueAddRequest {
     public static var addToQueue: Self {
-        .init("addToQueue") { fields, _ in
+        .init("addToQueue", fields: [.init("identifiers", .strings), .choice("position", QueueAddRequest.Position.self)]) { fields, _ in
             let identifiers = try fields.requiredStrings("identifiers")
             guard !identifiers.isEmpty else { throw CommandValidationError("'identifiers' is empty") }
             let position = try fields.optionalString("position").map { _ in
@@ -297,13 +317,13 @@ extension RemoteCommand where Arguments == QueueAddRequest {
 extension RemoteCommand where Arguments == Int {
     /// The 0-based entry of the play order to remove.
     public static var removeFromQueue: Self {
-        .init("removeFromQueue") { fields, _ in try fields.requiredCount("index") }
+        .init("removeFromQueue", fields: [.init("index", .number)]) { fields, _ in try fields.requiredCount("index") }
     }
 }
 
 extension RemoteCommand where Arguments == QueueMoveRequest {
     public static var moveQueueItem: Self {
-        .init("moveQueueItem") { fields, _ in
+        .init("moveQueueItem", fields: [.init("from", .number), .init("to", .number)]) { fields, _ in
             QueueMoveRequest(from: try fields.requiredCount("from"), to: try fields.requiredCount("to"))
         }
     }
@@ -314,7 +334,7 @@ extension RemoteCommand where Arguments == QueueMoveRequest {
 extension RemoteCommand where Arguments == DownloadRequest {
     /// Keeps local copies of an item, or of a container's downloadable children; `isNegative` deletes them.
     public static var download: Self {
-        .init("download") { fields, _ in
+        .init("download", fields: [.init("identifier", .string), .init("isNegative", .bool)]) { fields, _ in
             let identifier = try fields.requiredString("identifier")
             guard !identifier.isEmpty else { throw CommandValidationError("'identifier' must not be empty") }
             return DownloadRequest(identifier: identifier, isNegative: try fields.optionalBool("isNegative") ?? false)

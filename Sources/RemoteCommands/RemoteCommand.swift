@@ -34,6 +34,10 @@ public struct RemoteCommand<Arguments: Sendable>: AnyRemoteCommand {
     public let name: String
     public let lane: CommandLane
     public let availability: CommandAvailability
+    /// The payload fields it reads.
+    public let fields: [CommandField]
+    /// The parameters `P/commands` shows before anything changed them (a mark's `isActive`, a mode).
+    public let initialParameters: [String: JSONValue]
     let staticParameters: @Sendable (CommandCapabilities) -> [String: JSONValue]
     /// Throws `CommandValidationError` (typed throws do not reach into closure literals yet).
     let decoder: @Sendable (PayloadFields, CommandCapabilities) throws -> Arguments
@@ -41,12 +45,15 @@ public struct RemoteCommand<Arguments: Sendable>: AnyRemoteCommand {
     let gate: (@Sendable (Arguments, CommandCenterState, CommandCapabilities) -> String?)?
 
     init(_ name: String, lane: CommandLane = .playback, availability: CommandAvailability = .always,
+         fields: [CommandField] = [], initialParameters: [String: JSONValue] = [:],
          parameters: @escaping @Sendable (CommandCapabilities) -> [String: JSONValue] = { _ in [:] },
          gate: (@Sendable (Arguments, CommandCenterState, CommandCapabilities) -> String?)? = nil,
          decode: @escaping @Sendable (PayloadFields, CommandCapabilities) throws -> Arguments) {
         self.name = name
         self.lane = lane
         self.availability = availability
+        self.fields = fields
+        self.initialParameters = initialParameters
         self.staticParameters = parameters
         self.gate = gate
         self.decoder = decode
@@ -75,6 +82,10 @@ public protocol AnyRemoteCommand: Sendable {
     var name: String { get }
     var lane: CommandLane { get }
     var availability: CommandAvailability { get }
+    /// The payload fields it reads.
+    var fields: [CommandField] { get }
+    /// The parameters it shows before anything changed them.
+    var initialParameters: [String: JSONValue] { get }
     /// The capability parameters that do not change at run time (S7).
     func parameters(_ capabilities: CommandCapabilities) -> [String: JSONValue]
     /// Where the center keeps this command's handlers.

@@ -34,10 +34,10 @@ public final class RemoteCommandCenter: Sendable {
         self.commands = Dictionary(uniqueKeysWithValues: commands.map { ($0.name, $0) })
         self.order = commands.map(\.name)
         var initial = State()
-        for command in commands { initial.slots[command.name] = command.makeSlot() }
-        for name in ["like", "dislike", "bookmark"] { initial.parameters[name] = ["isActive": false] }
-        initial.parameters["changeRepeatMode"] = ["currentRepeatType": "off"]
-        initial.parameters["changeShuffleMode"] = ["currentShuffleType": "off"]
+        for command in commands {
+            initial.slots[command.name] = command.makeSlot()
+            if !command.initialParameters.isEmpty { initial.parameters[command.name] = command.initialParameters }
+        }
         state = Mutex(initial)
     }
 

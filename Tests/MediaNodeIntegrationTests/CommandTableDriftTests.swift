@@ -1,0 +1,53 @@
+import Foundation
+import MediaJSON
+import MediaNodeTesting
+import RemoteCommands
+import Testing
+
+/// A command's name, fields and starting parameters live in its command-table entry; the lists elsewhere are
+/// derived from it or checked against it here, so a new command or field cannot be left out of one.
+@Suite("Every list of commands follows the command table")
+struct CommandTableDriftTests {
+    @Test("asyncapi.yaml has a channel for every command, with exactly the fields the command's entry declares")
+    func asyncApiFields() throws {
+        let run = try ToolRun.capture("/usr/bin/python3", [
+            AsyncApiTests.root.appendingPathComponent("Tests/Fixtures/asyncapi_check.py").path,
+            AsyncApiTests.root.appendingPathComponent("asyncapi.yaml").path, "--command-fields",
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let documented = try JSONValue(parsing: Array(run.output.utf8))
+        for command in CommandTable.all {
+            let declared = command.fields.map(\.name).sorted()
+            let inDocument = documented[command.name]?.arrayValue?.compactMap(\.stringValue)
+            #expect(inDocument == declared, "\(command.name): the table declares \(declared), asyncapi.yaml \(inDocument ?? [])")
+        }
+        #expect(documented.objectValue.map { Set($0.keys) } == Set(CommandTable.names), "channels for commands not in the table")
+    }
+
+    @Test("the fuzz test's generator sends every command of the table, each declared field among them")
+    func fuzzerCoversTheTable() {
+        var generator = HostilePayloads(seed: 7)
+        var seen: [String: Set<String>] = [:]
+        for _ in 0..<20_000 {
+            let request = generator.next(playablePath: [0, 1, 0, 0])
+            guard let fields = (try? JSONValue(parsing: request.payload))?.objectValue else { continue }
+            seen[request.command, default: []].formUnion(fields.keys)
+        }
+        for command in CommandTable.all {
+            #expect(seen[command.name] != nil, "\(command.name) is never fuzzed")
+            let missing = Set(command.fields.map(\.name)).subtracting(seen[command.name] ?? [])
+            #expect(missing.isEmpty, "\(command.name): fields never fuzzed: \(missing.sorted())")
+        }
+    }
+
+    @Test("the command center starts with each entry's initial parameters, and only those")
+    func initialParameters() {
+        let document = RemoteCommandCenter().capabilitiesDocument
+        for command in CommandTable.all {
+            for (key, value) in command.initialParameters {
+                #expect(document[command.name]?[key] == value, "\(command.name).\(key)")
+            }
+        }
+        #expect(document["like"]?["isActive"] == false && document["changeRepeatMode"]?["currentRepeatType"] == "off")
+    }
+}
