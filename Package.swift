@@ -123,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "medianode",
             dependencies: [
-                "MediaNode", "MediaJSON", "RemoteCommands", "MQTTTransport", "CatalogStore", "GStreamerAudio", "CMalloc",
+                "MediaNode", "MediaJSON", "Playback", "RemoteCommands", "MQTTTransport", "CatalogStore", "GStreamerAudio", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -34,6 +34,10 @@ final class EngineShared: Sendable {
     }
 
     let state = Mutex(State())
+    /// The gain stage at the output, told in `about-to-finish` which item comes next.
+    let stage: OutputStage
+
+    init(stage: OutputStage) { self.stage = stage }
 
     static let markerName = "medianode-marker"
 }
@@ -43,13 +47,14 @@ final class EngineShared: Sendable {
 let aboutToFinish: @convention(c) (UnsafeMutablePointer<GstElement>?, gpointer?) -> Void = { playbin, context in
     guard let playbin, let context else { return }
     let shared = Unmanaged<EngineShared>.fromOpaque(context).takeUnretainedValue()
-    let uri: String? = shared.state.withLock { state in
+    let next: (uri: String, token: PlaybackToken)? = shared.state.withLock { state in
         guard let next = state.next, let load = state.load else { return nil }
         state.next = nil
         state.switches.append(GaplessSwitch(load: load, next: next.token))
-        return next.uri
+        return next
     }
-    if let uri { mn_object_set_string(playbin, "uri", uri) }
+    shared.stage.queued(next?.token)
+    if let next { mn_object_set_string(playbin, "uri", next.uri) }
 }
 
 /// Destroy notify of the about-to-finish connection: drops the reference the signal held.

@@ -26,6 +26,7 @@ extension GStreamerEngine {
             state.outputError = nil
         }
         pipeline.post(.loaded(token))
+        pipeline.shared.stage.loaded(token)
         loaded = token
         loadedURI = target
         successor = named
@@ -128,9 +129,13 @@ extension GStreamerEngine {
         }
     }
 
-    public func setVolume(_ volume: Double) async {
-        guard !pipeline.isReleased, let element = pipeline.volume else { return }
-        mn_object_set_double(element, "volume", min(1, max(0, volume)))
+    public func setOutputGain(_ gain: OutputGain) async {
+        guard !pipeline.isReleased else { return }
+        pipeline.shared.stage.set(gain)
+    }
+
+    public func setItemGain(_ gain: ItemGain, for token: PlaybackToken) async {
+        pipeline.shared.stage.remember(gain, for: token)
     }
 
     public func position() async -> Double? {

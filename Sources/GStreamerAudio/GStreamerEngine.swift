@@ -88,7 +88,7 @@ final class Pipeline {
     let sink: AudioSink
     /// Our own volume element (a strong reference), at the output end: see `AudioSink`.
     let volume: UnsafeMutablePointer<GstElement>?
-    let shared = EngineShared()
+    let shared: EngineShared
     let busReader: BusReader
     private let logger: Logger
     private let continuation: AsyncStream<AudioFact>.Continuation
@@ -114,6 +114,8 @@ final class Pipeline {
         self.logger = logger
         self.continuation = continuation
         volume = sink.volume
+        shared = EngineShared(stage: OutputStage(volume: sink.volume))
+        shared.stage.attach()
         mn_object_set_object(playbin, "audio-sink", sink.element)
         mn_object_set_object(playbin, "audio-filter", filter)
         mn_object_unref(filter)

@@ -117,6 +117,9 @@ extension Node {
     /// Adopts the vehicle's content limits (S22) and republishes what they affect.
     func applyContext(_ payload: [UInt8]) async {
         applyNetworkContext(payload)
+        if let playback, let document = try? JSONValue(parsing: payload), let gain = speedGain.gainDb(for: document) {
+            await playback.setSpeedGain(gain)
+        }
         guard let content else { return }
         do {
             let document = try JSONValue(parsing: payload)

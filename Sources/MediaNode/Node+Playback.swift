@@ -96,7 +96,7 @@ extension Node: PlaybackStopping, PlaybackFollower {
 
     func show(_ snapshot: PlaybackSnapshot, itemChanged: Bool) async {
         publishQueue(snapshot.queue)
-        publishVolume(snapshot.volume, isMuted: snapshot.isMuted)
+        publishVolume(snapshot.volume, isMuted: snapshot.isMuted, speedGainDb: snapshot.speedGainDb)
         await nowPlaying.update(
             snapshot, nowPlayingIdentifiers: snapshot.item.map { nowPlayingIdentifiers(for: $0.identifier) })
         await followProgress(snapshot)

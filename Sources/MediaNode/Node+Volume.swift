@@ -49,8 +49,12 @@ extension Node {
     }
 
     /// `P/volume` and the capability parameters that show the same facts.
-    func publishVolume(_ level: Double, isMuted: Bool) {
-        retained.publish(topics.volume, JSONValue.object(["volume": .number(level), "isMuted": .bool(isMuted)]).jsonBytes)
+    func publishVolume(_ level: Double, isMuted: Bool, speedGainDb: Double = 0) {
+        // Rounded: the gain is a setting shown to people, not a measurement.
+        let speed = (speedGainDb * 100).rounded() / 100
+        retained.publish(
+            topics.volume,
+            JSONValue.object(["volume": .number(level), "isMuted": .bool(isMuted), "speedGainDb": .number(speed)]).jsonBytes)
         commandCenter.setParameter("volume", .number(level), for: RemoteCommand.changeVolume)
         commandCenter.setParameter("isMuted", .bool(isMuted), for: RemoteCommand.mute)
     }

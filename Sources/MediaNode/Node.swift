@@ -58,6 +58,8 @@ public final class Node: Sendable {
     let queueItems: QueueItemMaker
     /// The play state across restarts, when the node plays and has a catalog file to keep it in.
     let resumeStore: ResumeStore?
+    /// Turns `vehicleSpeed` in each context into the controller's speed gain.
+    let speedGain: VehicleSpeedGain
 
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.
@@ -96,6 +98,7 @@ public final class Node: Sendable {
             processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), started: initialStatePublished,
             logger: logger)
         self.startedAt = Date()
+        self.speedGain = VehicleSpeedGain(dbPer100: configuration.speedVolume, logger: logger)
         self.inbound = InboundLanes(replyDeadline: configuration.replyDeadline)
         self.playback = engine.map { PlaybackController(engine: $0) }
         self.content = Self.makeContent(

@@ -36,6 +36,8 @@ public struct NodeConfiguration: Sendable {
     public var downloads = DownloadSettings()
     /// What a start does with the play state the last run saved.
     public var resume = ResumeMode.paused
+    /// `--speed-volume`: decibels of output gain per 100 km/h of `vehicleSpeed`; 0 is off.
+    public var speedVolume = 0.0
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), fallbackBrokers: [BrokerURL] = [],

@@ -14,7 +14,9 @@ public final class InMemoryAudioEngine: AudioEngine {
         case play, pause, stop
         case seek(Double)
         case setRate(Double)
+        /// The output amplitude of an item with no gain of its own (see `OutputGain.amplitude`).
         case setVolume(Double)
+        case setItemGain(ItemGain, PlaybackToken)
         case selectAudioStream(Int)
         case shutdown
     }
@@ -34,6 +36,8 @@ public final class InMemoryAudioEngine: AudioEngine {
         var anchorTime = 0.0
         var rate = 1.0
         var volume = 1.0
+        var outputGain = OutputGain()
+        var itemGains: [PlaybackToken: ItemGain] = [:]
         var failingURIs: Set<String> = []
         var deviceLost = false
         var streams: [AudioStreamOption] = []
@@ -66,6 +70,10 @@ public final class InMemoryAudioEngine: AudioEngine {
     public var isPlaying: Bool { state.withLock { $0.isPlaying } }
     public var rate: Double { state.withLock { $0.rate } }
     public var volume: Double { state.withLock { $0.volume } }
+    /// The session's factors of the output gain, as the core last set them.
+    public var outputGain: OutputGain { state.withLock { $0.outputGain } }
+    /// The gain the core gave the load or preload with this token, if any.
+    public func itemGain(for token: PlaybackToken) -> ItemGain? { state.withLock { $0.itemGains[token] } }
     /// How many facts went out; with the controller's handled count, tells when all were consumed.
     public var emittedFactCount: Int { state.withLock { $0.emittedFactCount } }
 
@@ -264,10 +272,19 @@ public final class InMemoryAudioEngine: AudioEngine {
         }
     }
 
-    public func setVolume(_ volume: Double) async {
+    public func setOutputGain(_ gain: OutputGain) async {
+        let volume = gain.amplitude(speedDb: gain.speedDb, item: .unity)
         state.withLock { state in
             state.calls.append(.setVolume(volume))
             state.volume = volume
+            state.outputGain = gain
+        }
+    }
+
+    public func setItemGain(_ gain: ItemGain, for token: PlaybackToken) async {
+        state.withLock { state in
+            state.calls.append(.setItemGain(gain, token))
+            state.itemGains[token] = gain
         }
     }
 

@@ -129,8 +129,12 @@ public protocol AudioEngine: AnyObject, Sendable {
     func seek(to seconds: Double) async throws(AudioError)
     /// Playback rate with pitch preserved.
     func setRate(_ rate: Double) async throws(AudioError)
-    /// Linear volume, 0...1.
-    func setVolume(_ volume: Double) async
+    /// The session's factors of the output gain; the engine multiplies them with the heard item's own gain
+    /// (`OutputGain.amplitude`) and ramps the speed gain.
+    func setOutputGain(_ gain: OutputGain) async
+    /// The gain of the item loaded or preloaded under `token`, applied from the moment that item is heard.
+    /// Call before the load or preload that names the token.
+    func setItemGain(_ gain: ItemGain, for token: PlaybackToken) async
     /// Current position in seconds, if anything is loaded.
     func position() async -> Double?
     /// The current position with the time it was read, so a late answer does not skew the anchor.

@@ -35,15 +35,27 @@ extension PlaybackController {
         }
     }
 
-    /// The output amplitude: the level cubed (the curve desktop mixers use, so 0.5 sounds about half as
-    /// loud), times the duck level while a duck lasts, and zero while muted.
-    var outputVolume: Double {
-        guard !isMuted else { return 0 }
-        let duck = interruption?.ducked == true ? configuration.duckVolume : 1
-        return volume * volume * volume * duck
+    /// Sets the speed-dependent gain the output moves to (dB, clamped to 0...12); the engine ramps to it.
+    public func setSpeedGain(_ decibels: Double) async {
+        await exclusively {
+            speedGainDb = OutputGain.clamp(decibels, 0, SpeedVolume.maximumGainDb)
+            await applyOutputVolume()
+            publish()
+        }
     }
 
+    /// The factors of the output gain the controller decides for the whole session; each item's own gain
+    /// rides with its load (see `applyItemGain`), and the engine multiplies them all in one place.
+    var outputGain: OutputGain {
+        OutputGain(
+            level: volume, duck: interruption?.ducked == true ? configuration.duckVolume : 1, isMuted: isMuted,
+            speedDb: speedGainDb)
+    }
+
+    /// The output amplitude for an item with no gain of its own, the speed gain at its target.
+    var outputVolume: Double { outputGain.amplitude(speedDb: speedGainDb, item: .unity) }
+
     func applyOutputVolume() async {
-        await engine.setVolume(outputVolume)
+        await engine.setOutputGain(outputGain)
     }
 }

@@ -46,6 +46,8 @@ public actor PlaybackController {
     /// The listener's level (the slider), 0...1; the output is its cube, lowered further by a duck.
     var volume: Double = 1
     var isMuted = false
+    /// The speed-dependent gain's target, dB.
+    var speedGainDb = 0.0
     var lastSnapshot: PlaybackSnapshot?
     /// Told once the current load produces audio, or why it never will.
     var startWaiters: [@Sendable (PlaybackOutcome) -> Void] = []
@@ -156,7 +158,8 @@ public actor PlaybackController {
             state: state, item: item, tags: tags, elapsed: item == nil ? 0 : anchorElapsed,
             timestamp: anchorTime, playbackRate: effectiveRate, rate: rate,
             defaultPlaybackRate: configuration.defaultPlaybackRate, duration: item == nil ? nil : duration,
-            queue: queue.summary, seeking: seekHold?.direction, volume: volume, isMuted: isMuted)
+            queue: queue.summary, seeking: seekHold?.direction, volume: volume, isMuted: isMuted,
+            speedGainDb: speedGainDb)
     }
 
     /// Emits a snapshot if anything changed since the last one.

@@ -39,12 +39,15 @@ public struct PlaybackSnapshot: Sendable, Equatable {
     /// The listener's level, 0...1, whatever a duck does to the output.
     public var volume: Double
     public var isMuted: Bool
+    /// The speed-dependent gain the output moves to, dB (reached within about a second).
+    public var speedGainDb: Double
 
     public init(
         state: PlaybackState = .stopped, item: QueueItem? = nil, tags: StreamTags = StreamTags(),
         elapsed: Double = 0, timestamp: Double = 0, playbackRate: Double = 0, rate: Double = 1,
         defaultPlaybackRate: Double = 1, duration: Double? = nil, queue: QueueSummary = QueueSummary(),
-        seeking: SeekDirection? = nil, volume: Double = 1, isMuted: Bool = false
+        seeking: SeekDirection? = nil, volume: Double = 1, isMuted: Bool = false,
+        speedGainDb: Double = 0
     ) {
         self.state = state
         self.item = item
@@ -59,6 +62,7 @@ public struct PlaybackSnapshot: Sendable, Equatable {
         self.seeking = seeking
         self.volume = volume
         self.isMuted = isMuted
+        self.speedGainDb = speedGainDb
     }
 
     public var identifier: String? { item?.identifier }

@@ -179,7 +179,9 @@ final class SimulatedAudioEngine: AudioEngine {
         }
     }
 
-    func setVolume(_ volume: Double) async {}
+    func setOutputGain(_ gain: OutputGain) async {}
+
+    func setItemGain(_ gain: ItemGain, for token: PlaybackToken) async {}
 
     func position() async -> Double? {
         let now = Self.now()

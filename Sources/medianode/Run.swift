@@ -5,6 +5,7 @@ import GStreamerAudio
 import Logging
 import MQTTTransport
 import MediaNode
+import Playback
 import RemoteCommands
 import ServiceLifecycle
 
@@ -63,6 +64,8 @@ struct Run: AsyncParsableCommand {
     var downloadsQuota: Int64?
     @Option(help: "At start, the queue and place the last run saved: paused (default), playing (plays on if it was playing), or off (start stopped).")
     var resume: String?
+    @Option(name: .customLong("speed-volume"), help: "Decibels of output gain per 100 km/h of vehicleSpeed in the context, at most +12 (default 0: off).")
+    var speedVolume: Double?
     @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
     var config: String?
 
@@ -185,6 +188,12 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError("--resume must be paused, playing or off, not '\(resume)'")
             }
             configuration.resume = mode
+        }
+        if let speedVolume {
+            guard speedVolume.isFinite, speedVolume >= 0, speedVolume <= SpeedVolume.maximumGainDb else {
+                throw ValidationError("--speed-volume must be 0 to 12 dB per 100 km/h, not \(speedVolume)")
+            }
+            configuration.speedVolume = speedVolume
         }
         return configuration
     }

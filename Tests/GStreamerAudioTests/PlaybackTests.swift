@@ -146,7 +146,7 @@ extension GStreamerAudioTests {
         func volume() async throws {
             let harness = try EngineHarness("volume")
             defer { harness.removeFiles() }
-            await harness.engine.setVolume(0)
+            await harness.engine.setOutputGain(OutputGain(level: 0))
             try await harness.loadAndPlay(try harness.tone(440, seconds: 1), token: PlaybackToken(1))
             try await harness.facts.wait(for: .endOfStream(PlaybackToken(1)))
             let wav = try harness.wav()

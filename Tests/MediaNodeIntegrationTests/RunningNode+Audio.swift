@@ -1,5 +1,6 @@
 import Foundation
 import MediaJSON
+import MediaNode
 import MediaNodeTesting
 import Testing
 
@@ -149,10 +150,12 @@ struct ToneLibrary {
 
     /// Starts a node over this library; `afterScan` runs once the catalog has scanned it, before the queue loads.
     /// With `keepingCatalog`, the catalog file lives in this library's folder and a later start uses it again.
-    func start(keepingCatalog: Bool = false, afterScan: () throws -> Void = {}) async throws -> RunningNode {
+    func start(keepingCatalog: Bool = false, afterScan: () throws -> Void = {},
+               configure: (inout NodeConfiguration) -> Void = { _ in }) async throws -> RunningNode {
         var running = try await RunningNode.start(
             libraries: [library.path], sink: "wav:\(wav.path)",
-            catalogFile: keepingCatalog ? directory.appendingPathComponent("catalog.sqlite") : nil, afterScan: afterScan)
+            catalogFile: keepingCatalog ? directory.appendingPathComponent("catalog.sqlite") : nil, afterScan: afterScan,
+            configure: configure)
         running.wavURL = wav
         return running
     }

@@ -38,17 +38,20 @@ struct RunningNode {
     static func start(
         broker: MosquittoBroker? = nil, nodeID: String = "car1", nodeVersion: MQTTProtocolVersion = .v5,
         clientVersion: MQTTProtocolVersion = .v5, maximumPayload: Int = CommandRequest.defaultMaximumPayload,
-        libraries: [String], sink: String?, catalogFile: URL? = nil, afterScan: () throws -> Void = {}
+        libraries: [String], sink: String?, catalogFile: URL? = nil, afterScan: () throws -> Void = {},
+        configure: (inout NodeConfiguration) -> Void = { _ in }
     ) async throws -> RunningNode {
         let broker = try broker ?? MosquittoBroker()
         let catalog: LibraryCatalog? = libraries.isEmpty ? nil : try await LibraryCatalog.scan(
             libraries, into: catalogFile?.deletingLastPathComponent() ?? broker.directory,
             named: catalogFile?.lastPathComponent)
         try afterScan()
-        let configuration = NodeConfiguration(
+        var configured = NodeConfiguration(
             broker: try BrokerURL(parsing: broker.url), nodeID: nodeID, protocolVersion: nodeVersion,
             libraries: libraries, databasePath: catalog?.path ?? ":memory:", audioSink: sink ?? "fake",
             maximumPayload: maximumPayload)
+        configure(&configured)
+        let configuration = configured
         var mqtt = configuration.mqttConfiguration
         mqtt.reconnectDelay = (0, 1)
         var engine: GStreamerEngine?

@@ -14,7 +14,7 @@ extension RealEngineCommandTests {
             let node = try await library.start()
             defer { Task { await node.stop() } }
             try await node.waitForState("paused")
-            #expect(await node.latest(node.topics.volume) == ["volume": 1, "isMuted": false], "a fresh file starts at 1.0")
+            #expect(await node.latest(node.topics.volume) == ["volume": 1, "isMuted": false, "speedGainDb": 0], "a fresh file starts at 1.0")
             #expect(await node.commands?["changeVolume"] == ["enabled": true, "volume": 1, "volumeStep": 0.05])
             #expect(await node.commands?["mute"] == ["enabled": true, "isMuted": false])
 
@@ -74,12 +74,12 @@ extension RealEngineCommandTests {
             }
             let refusedMute = try await node.send("mute", #""isMuted":"yes""#)
             #expect(refusedMute["message"]?.stringValue?.contains("must be a boolean") == true)
-            #expect(await node.latest(node.topics.volume) == ["volume": 0.6, "isMuted": false], "refusals change nothing")
+            #expect(await node.latest(node.topics.volume) == ["volume": 0.6, "isMuted": false, "speedGainDb": 0], "refusals change nothing")
 
             #expect(try await node.status("play") == "success")
             #expect(try await node.status("interrupt", #""type":"begin","duck":true"#) == "success")
             try await sleep(0.3)
-            #expect(await node.latest(node.topics.volume) == ["volume": 0.6, "isMuted": false], "a duck never changes volume")
+            #expect(await node.latest(node.topics.volume) == ["volume": 0.6, "isMuted": false, "speedGainDb": 0], "a duck never changes volume")
             #expect(try await node.status("interrupt", #""type":"end""#) == "success")
         }
 
@@ -98,7 +98,7 @@ extension RealEngineCommandTests {
             let second = try await library.start(keepingCatalog: true)
             defer { Task { await second.stop() } }
             try await second.waitUntil(second.topics.volume, "restored") { $0["volume"] == 0.3 }
-            #expect(await second.latest(second.topics.volume) == ["volume": 0.3, "isMuted": false])
+            #expect(await second.latest(second.topics.volume) == ["volume": 0.3, "isMuted": false, "speedGainDb": 0])
             #expect(await second.commands?["changeVolume"]?["volume"] == 0.3)
         }
 
