@@ -33,6 +33,12 @@ let package = Package(
             pkgConfig: "gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
+        /// libebur128: EBU R128 integrated loudness of the items without loudness tags.
+        .systemLibrary(
+            name: "CEBUR128",
+            pkgConfig: "libebur128",
+            providers: [.apt(["libebur128-dev"])]
+        ),
         .systemLibrary(
             name: "CTagLib",
             pkgConfig: "taglib_c",
@@ -101,7 +107,7 @@ let package = Package(
         ),
         .target(
             name: "GStreamerAudio",
-            dependencies: ["CGStreamer", "Playback", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CGStreamer", "CEBUR128", "Playback", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
 

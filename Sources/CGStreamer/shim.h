@@ -79,6 +79,9 @@ static inline void mn_object_unref(gpointer object) { gst_object_unref(object); 
 /// Wrapper for gst_tag_list_unref, a static inline Swift sees only on some versions.
 static inline void mn_tag_list_unref(GstTagList *tags) { gst_tag_list_unref(tags); }
 
+/// Wrapper for gst_caps_unref, a static inline Swift sees only on some versions.
+static inline void mn_caps_unref(GstCaps *caps) { gst_caps_unref(caps); }
+
 /// Wrapper for gst_sample_unref, a static inline Swift sees only on some versions.
 static inline void mn_sample_unref(GstSample *sample) { gst_sample_unref(sample); }
 

@@ -1,8 +1,10 @@
 #include "taglib_reader.h"
+#include "gain_tags.h"
 #include "mp4_track_tags.h"
 #include "release_tags.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -237,6 +239,13 @@ extern "C" int mn_taglib_read(const char *path, MNTagLibTags *tags) {
         tags->trackCount = more.trackCount;
         auto *mp4 = dynamic_cast<TagLib::MP4::File *>(file.file());
         if (mp4 != nullptr && (file.tag() == nullptr || file.tag()->isEmpty())) fillFromTrack(mp4TrackTags(mp4), tags);
+        const GainTags gains = gainTags(file.file());
+        tags->replayGainTrackGain = copy(gains.trackGain);
+        tags->replayGainTrackPeak = copy(gains.trackPeak);
+        tags->replayGainAlbumGain = copy(gains.albumGain);
+        tags->replayGainAlbumPeak = copy(gains.albumPeak);
+        tags->r128TrackGain = copy(gains.r128TrackGain);
+        tags->r128AlbumGain = copy(gains.r128AlbumGain);
         storePicture(embeddedPicture(file.file()), tags);
         return 1;
     } catch (const std::bad_alloc &) {
@@ -253,6 +262,11 @@ extern "C" void mn_taglib_tags_free(MNTagLibTags *tags) {
     std::free(tags->composer);
     std::free(tags->picture);
     std::free(tags->pictureMimeType);
+    for (char **gain : {&tags->replayGainTrackGain, &tags->replayGainTrackPeak, &tags->replayGainAlbumGain,
+                        &tags->replayGainAlbumPeak, &tags->r128TrackGain, &tags->r128AlbumGain}) {
+        std::free(*gain);
+        *gain = nullptr;
+    }
     tags->title = tags->artist = tags->album = tags->genre = tags->composer = tags->pictureMimeType = nullptr;
     tags->picture = nullptr;
     tags->pictureSize = 0;

@@ -135,11 +135,13 @@ public struct AudioTags: Sendable, Hashable, Codable {
     /// How many tracks and discs the release has, as the file's tag says.
     public var trackCount: Int?
     public var discCount: Int?
+    /// From ReplayGain or R128 tags, when the file carries plausible ones.
+    public var loudness: ContentLoudness?
 
     public init(
         title: String? = nil, artist: String? = nil, album: String? = nil, genre: String? = nil,
         year: Int? = nil, trackNumber: Int? = nil, discNumber: Int? = nil, duration: Double? = nil,
-        composer: String? = nil, trackCount: Int? = nil, discCount: Int? = nil
+        composer: String? = nil, trackCount: Int? = nil, discCount: Int? = nil, loudness: ContentLoudness? = nil
     ) {
         self.title = title
         self.artist = artist
@@ -152,5 +154,6 @@ public struct AudioTags: Sendable, Hashable, Codable {
         self.composer = composer
         self.trackCount = trackCount
         self.discCount = discCount
+        self.loudness = loudness
     }
 }

@@ -19,6 +19,7 @@ extension ContentItem {
         ]
         if let status = shownDownloadStatus { fields["downloadStatus"] = .string(status.rawValue) }
         if let downloadProgress { fields["downloadProgress"] = .number(downloadProgress) }
+        if let loudness = loudness?.published { fields["loudness"] = .number(loudness) }
         return .object(fields)
     }
 }
@@ -58,6 +59,10 @@ extension ContentItem {
         writer.bool(isPlayable)
         writer.raw(",\"isStreamingContent\":")
         writer.bool(isStreamingContent)
+        if let loudness = loudness?.published {
+            writer.raw(",\"loudness\":")
+            writer.number(loudness)
+        }
         writer.raw(",\"playbackProgress\":")
         writer.number(playbackProgress)
         writer.raw(",\"subtitle\":")

@@ -47,6 +47,8 @@ public struct ContentItem: Sendable, Hashable, Codable {
     public var downloadStatus: DownloadStatus?
     /// 0...1 while downloading, when the size is known.
     public var downloadProgress: Double?
+    /// Loudness from the item's tags or the node's measurement, once known (published as `loudness`).
+    public var loudness: ContentLoudness?
 
     public init(
         identifier: String, title: String, subtitle: String? = nil, artworkKey: String? = nil,

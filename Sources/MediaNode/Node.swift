@@ -100,7 +100,11 @@ public final class Node: Sendable {
         self.startedAt = Date()
         self.speedGain = VehicleSpeedGain(dbPer100: configuration.speedVolume, logger: logger)
         self.inbound = InboundLanes(replyDeadline: configuration.replyDeadline)
-        self.playback = engine.map { PlaybackController(engine: $0) }
+        let loudness = (catalog as? CatalogDatabase).map { CatalogLoudness(database: $0) }
+        self.playback = engine.map {
+            PlaybackController(
+                engine: $0, loudness: loudness, levelling: LoudnessLevelling(target: configuration.loudnessTarget))
+        }
         self.content = Self.makeContent(
             catalog: catalog, configuration: configuration,
             publish: Self.treePublisher(retained: retained, topics: configuration.topics, treeArtwork: treeArtwork))

@@ -1,4 +1,5 @@
 import MQTTTransport
+import Playback
 import RemoteCommands
 
 /// Everything the node is told at start, from the command line and the optional config file.
@@ -38,6 +39,8 @@ public struct NodeConfiguration: Sendable {
     public var resume = ResumeMode.paused
     /// `--speed-volume`: decibels of output gain per 100 km/h of `vehicleSpeed`; 0 is off.
     public var speedVolume = 0.0
+    /// `--loudness-target`: the loudness every item plays at, LUFS; nil (`off`) plays every file as it is.
+    public var loudnessTarget: Double? = LoudnessLevelling.defaultTarget
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), fallbackBrokers: [BrokerURL] = [],

@@ -18,6 +18,11 @@ public struct ToneTrack: Sendable, Hashable {
     public var genre: String
     /// Year, or year-month-day.
     public var date: String
+    /// The sine's peak, 1.0 = full scale.
+    public var amplitude = 0.5
+    /// More tags in GStreamer's syntax, e.g. `replaygain-track-gain=(double)-10`, which the encoder writes
+    /// as the format's own (REPLAYGAIN_TRACK_GAIN in a Vorbis comment).
+    public var extraTags: [String] = []
 
     public init(
         fileName: String, frequency: Int, seconds: Double, title: String, artist: String = "Test Artist",
@@ -72,7 +77,7 @@ public enum AudioFixtures {
         let arguments =
             [
                 "-q", "audiotestsrc", "freq=\(track.frequency)", "samplesperbuffer=441", "num-buffers=\(buffers)",
-                "volume=0.5", "!", "audio/x-raw,rate=44100,channels=2", "!",
+                "volume=\(track.amplitude)", "!", "audio/x-raw,rate=44100,channels=2", "!",
                 "taginject", "tags=\"\(tagList(for: track))\"", "!", "audioconvert", "!",
             ] + encoder + ["!", "filesink", "location=\(url.path)"]
         try run("gst-launch-1.0", arguments)
@@ -130,7 +135,7 @@ public enum AudioFixtures {
         ]
         if let discCount = track.discCount { tags.append("album-disc-count=(uint)\(discCount)") }
         if let composer = track.composer { tags.append("composer=(string)\(quoted(composer))") }
-        return tags.joined(separator: ",")
+        return (tags + track.extraTags).joined(separator: ",")
     }
 
     static func run(_ tool: String, _ arguments: [String]) throws {

@@ -24,6 +24,7 @@ extension NowPlayingInfo {
         document["identifier"] = identifier.map(JSONValue.string)
         document["nowPlayingIdentifiers"] = nowPlayingIdentifiers.map { .array($0.map(JSONValue.string)) }
         document["artwork"] = artwork.map(\.json)
+        document["loudness"] = loudness.map(JSONValue.number)
         document.merge(metadata.jsonMembers) { _, metadata in metadata }
         return .object(document)
     }

@@ -40,6 +40,8 @@ public struct NowPlayingInfo: Sendable, Equatable {
     public var artwork: NowPlayingArtwork?
     public var repeatMode: RepeatMode
     public var shuffleMode: ShuffleMode
+    /// The item's loudness (LUFS) from its tags or the node's measurement, once known.
+    public var loudness: Double?
 
     /// Nothing loaded: published as exactly `{"state":"stopped"}`.
     public static let stopped = NowPlayingInfo(
@@ -102,6 +104,7 @@ public struct NowPlayingInfo: Sendable, Equatable {
             isLiveStream: item.isLiveStream, identifier: item.identifier,
             nowPlayingIdentifiers: nowPlayingIdentifiers, artwork: artwork, repeatMode: snapshot.queue.repeatMode,
             shuffleMode: snapshot.queue.shuffleMode)
+        loudness = snapshot.loudness.map { ($0 * 10).rounded() / 10 }
     }
 
     /// The position a reader computes at `time`: elapsed + (time - timestamp) x rate, within the item.
@@ -117,6 +120,7 @@ public struct NowPlayingInfo: Sendable, Equatable {
             (playbackDuration, playbackQueueIndex, playbackQueueCount) = (nil, nil, nil)
             (metadata, isLiveStream, identifier) = (NowPlayingMetadata(), false, nil)
             (nowPlayingIdentifiers, artwork, repeatMode, shuffleMode) = (nil, nil, .off, .off)
+            loudness = nil
             return
         }
         if state != .playing { playbackRate = 0 }  // paused or interrupted: the position stands still

@@ -23,6 +23,9 @@ extension PlaybackController {
                 preloaded = (next.token, target)
                 return next
             }
+            forgetItemLoudness(before: token)
+            if let original = queue.currentOriginalIndex { await giveItemGain(toOriginal: original, token: token) }
+            if let next, let target = preloaded?.originalIndex { await giveItemGain(toOriginal: target, token: next.token) }
             do throws(AudioError) {
                 try await engine.load(uri: item.uri, token: token, startAt: position > 0 ? position : nil, next: next)
                 if rate != 1 { try await engine.setRate(rate) }
@@ -97,6 +100,7 @@ extension PlaybackController {
         }
         let token = nextToken()
         preloaded = (token, target)
+        await giveItemGain(toOriginal: target, token: token)
         await engine.preloadNext(uri: queue.items[target].uri, token: token)
     }
 

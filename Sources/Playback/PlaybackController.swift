@@ -48,6 +48,11 @@ public actor PlaybackController {
     var isMuted = false
     /// The speed-dependent gain's target, dB.
     var speedGainDb = 0.0
+    /// Where each item's loudness comes from (nil: every item plays as it is), and the target.
+    let loudnessSource: (any LoudnessSource)?
+    let levelling: LoudnessLevelling
+    /// The track loudness (LUFS) of each load and preload, by token, for now playing.
+    var itemLoudness: [PlaybackToken: Double] = [:]
     var lastSnapshot: PlaybackSnapshot?
     /// Told once the current load produces audio, or why it never will.
     var startWaiters: [@Sendable (PlaybackOutcome) -> Void] = []
@@ -61,9 +66,12 @@ public actor PlaybackController {
 
     public init(
         engine: any AudioEngine, configuration: PlaybackConfiguration = PlaybackConfiguration(),
-        clock: any PlaybackClock = SystemPlaybackClock()
+        clock: any PlaybackClock = SystemPlaybackClock(), loudness: (any LoudnessSource)? = nil,
+        levelling: LoudnessLevelling = LoudnessLevelling()
     ) {
         self.engine = engine
+        self.loudnessSource = loudness
+        self.levelling = levelling
         self.clock = clock
         self.configuration = configuration
         self.queue = PlaybackQueue(seed: configuration.shuffleSeed)
@@ -159,7 +167,7 @@ public actor PlaybackController {
             timestamp: anchorTime, playbackRate: effectiveRate, rate: rate,
             defaultPlaybackRate: configuration.defaultPlaybackRate, duration: item == nil ? nil : duration,
             queue: queue.summary, seeking: seekHold?.direction, volume: volume, isMuted: isMuted,
-            speedGainDb: speedGainDb)
+            speedGainDb: speedGainDb, loudness: item == nil ? nil : currentLoudness)
     }
 
     /// Emits a snapshot if anything changed since the last one.

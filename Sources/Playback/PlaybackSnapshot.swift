@@ -41,13 +41,15 @@ public struct PlaybackSnapshot: Sendable, Equatable {
     public var isMuted: Bool
     /// The speed-dependent gain the output moves to, dB (reached within about a second).
     public var speedGainDb: Double
+    /// The current item's loudness (LUFS), from its tags or the node's measurement, once known.
+    public var loudness: Double?
 
     public init(
         state: PlaybackState = .stopped, item: QueueItem? = nil, tags: StreamTags = StreamTags(),
         elapsed: Double = 0, timestamp: Double = 0, playbackRate: Double = 0, rate: Double = 1,
         defaultPlaybackRate: Double = 1, duration: Double? = nil, queue: QueueSummary = QueueSummary(),
         seeking: SeekDirection? = nil, volume: Double = 1, isMuted: Bool = false,
-        speedGainDb: Double = 0
+        speedGainDb: Double = 0, loudness: Double? = nil
     ) {
         self.state = state
         self.item = item
@@ -63,6 +65,7 @@ public struct PlaybackSnapshot: Sendable, Equatable {
         self.volume = volume
         self.isMuted = isMuted
         self.speedGainDb = speedGainDb
+        self.loudness = loudness
     }
 
     public var identifier: String? { item?.identifier }

@@ -66,6 +66,8 @@ struct Run: AsyncParsableCommand {
     var resume: String?
     @Option(name: .customLong("speed-volume"), help: "Decibels of output gain per 100 km/h of vehicleSpeed in the context, at most +12 (default 0: off).")
     var speedVolume: Double?
+    @Option(name: .customLong("loudness-target"), help: "The loudness every item plays at, in LUFS (default -18), from ReplayGain/R128 tags or the node's measurement; off plays every file as it is.")
+    var loudnessTarget: String?
     @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
     var config: String?
 
@@ -194,6 +196,16 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError("--speed-volume must be 0 to 12 dB per 100 km/h, not \(speedVolume)")
             }
             configuration.speedVolume = speedVolume
+        }
+        if let loudnessTarget {
+            if loudnessTarget == "off" {
+                configuration.loudnessTarget = nil
+            } else {
+                guard let target = Double(loudnessTarget), target.isFinite, (-40 ... -5).contains(target) else {
+                    throw ValidationError("--loudness-target must be off or -40 to -5 LUFS, not '\(loudnessTarget)'")
+                }
+                configuration.loudnessTarget = target
+            }
         }
         return configuration
     }

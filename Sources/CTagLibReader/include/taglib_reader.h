@@ -28,6 +28,14 @@ typedef struct MNTagLibTags {
     int pictureSize;
     /// The MIME type the file declares for the picture (UTF-8, malloc'd), NULL if none.
     char *pictureMimeType;
+    /// Loudness tags as written (UTF-8, malloc'd), NULL if absent: REPLAYGAIN_TRACK_GAIN, _TRACK_PEAK,
+    /// _ALBUM_GAIN, _ALBUM_PEAK, and Opus's R128_TRACK_GAIN and R128_ALBUM_GAIN.
+    char *replayGainTrackGain;
+    char *replayGainTrackPeak;
+    char *replayGainAlbumGain;
+    char *replayGainAlbumPeak;
+    char *r128TrackGain;
+    char *r128AlbumGain;
 } MNTagLibTags;
 
 /// Reads the tags, stream length and embedded picture of the file at `path` without decoding audio; returns 1 when TagLib

@@ -11,14 +11,15 @@ extension CatalogDatabase {
             let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: """
                     SELECT path, size, modified, title, artist, album, genre, year, trackNumber, discNumber, duration,
-                        artworkKey, composer, trackCount, discCount
+                        artworkKey, composer, trackCount, discCount, trackLoudness, albumLoudness, trackPeak, albumPeak
                     FROM local_file WHERE sourceIdentifier = ?
                     """),
                 arguments: [sourceIdentifier])
             while let row = try rows.next() {
                 let tags = AudioTags(
                     title: row[3], artist: row[4], album: row[5], genre: row[6], year: row[7], trackNumber: row[8],
-                    discNumber: row[9], duration: row[10], composer: row[12], trackCount: row[13], discCount: row[14])
+                    discNumber: row[9], duration: row[10], composer: row[12], trackCount: row[13], discCount: row[14],
+                    loudness: LoudnessTags.stored(track: row[15], album: row[16], trackPeak: row[17], albumPeak: row[18]))
                 records[row[0]] = LocalFileRecord(
                     path: row[0], size: row[1], modified: row[2], tags: tags, artworkKey: row[11])
             }
@@ -32,8 +33,9 @@ extension CatalogDatabase {
             db,
             sql: """
                 INSERT INTO local_file (sourceIdentifier, path, size, modified, title, artist, album, genre, year,
-                    trackNumber, discNumber, duration, artworkKey, composer, trackCount, discCount)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    trackNumber, discNumber, duration, artworkKey, composer, trackCount, discCount, trackLoudness,
+                    albumLoudness, trackPeak, albumPeak)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for file in files {
             let tags = file.tags
@@ -53,7 +55,12 @@ extension CatalogDatabase {
             insert.bind(14, tags.composer)
             insert.bind(15, tags.trackCount)
             insert.bind(16, tags.discCount)
+            insert.bind(17, tags.loudness?.track)
+            insert.bind(18, tags.loudness?.album)
+            insert.bind(19, tags.loudness?.trackPeak)
+            insert.bind(20, tags.loudness?.albumPeak)
             try insert.run()
         }
+        try storeTagLoudness(files, in: db)
     }
 }

@@ -54,5 +54,8 @@ extension ContentItem {
             artworkFormat = ArtworkFormat(mimeType: mimeType, width: width, height: height)
         }
         if let status = columns.string(c + 28) { setDownload(status: status, progress: columns.double(c + 29)) }
+        loudness = LoudnessTags.stored(
+            track: columns.double(c + 30), album: columns.double(c + 31), trackPeak: columns.double(c + 32),
+            albumPeak: columns.double(c + 33))
     }
 }

@@ -10,7 +10,7 @@ extension ContentItem {
         item.artist, item.albumTitle, item.duration, item.trackNumber, item.trackCount, item.discNumber,
         item.discCount, item.genre, item.releaseDate, item.composer, item.summary, item.containerIdentifier,
         progress.elapsed, progress.duration, picture.mimeType, picture.width, picture.height,
-        download.status, download.progress
+        download.status, download.progress, lufs.track, lufs.album, lufs.trackPeak, lufs.albumPeak
         """
 
     /// The joins `selection` needs after `FROM item`: the saved position, and the artwork's type and size.
@@ -18,6 +18,7 @@ extension ContentItem {
         LEFT JOIN playback_position AS progress ON progress.identifier = item.identifier
         LEFT JOIN artwork AS picture ON picture.key = item.artworkKey
         LEFT JOIN download ON download.identifier = item.identifier
+        LEFT JOIN loudness AS lufs ON lufs.uri = item.uri AND lufs.origin != 'none'
         """
 
     init(itemRow row: Row) {

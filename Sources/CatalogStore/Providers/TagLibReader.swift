@@ -29,7 +29,11 @@ public enum TagLibReader {
             genre: string(raw.genre), year: positive(raw.year), trackNumber: positive(raw.track),
             discNumber: positive(raw.disc),
             duration: raw.lengthMilliseconds > 0 ? Double(raw.lengthMilliseconds) / 1000 : nil,
-            composer: string(raw.composer), trackCount: positive(raw.trackCount), discCount: positive(raw.discCount))
+            composer: string(raw.composer), trackCount: positive(raw.trackCount), discCount: positive(raw.discCount),
+            loudness: LoudnessTags.parse(
+                trackGain: string(raw.replayGainTrackGain), trackPeak: string(raw.replayGainTrackPeak),
+                albumGain: string(raw.replayGainAlbumGain), albumPeak: string(raw.replayGainAlbumPeak),
+                r128TrackGain: string(raw.r128TrackGain), r128AlbumGain: string(raw.r128AlbumGain)))
         guard let bytes = raw.picture, raw.pictureSize > 0 else { return (tags, nil) }
         // The bytes were malloc'd for us: Data takes them over instead of copying up to 8 MiB again.
         raw.picture = nil
