@@ -41,6 +41,9 @@ public struct NodeConfiguration: Sendable {
     public var speedVolume = 0.0
     /// `--loudness-target`: the loudness every item plays at, LUFS; nil (`off`) plays every file as it is.
     public var loudnessTarget: Double? = LoudnessLevelling.defaultTarget
+    /// The `medianode` executable whose `catalog measure` measures untagged files in the background; nil
+    /// measures nothing (items without tags then play unlevelled).
+    public var loudnessMeasurer: String?
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), fallbackBrokers: [BrokerURL] = [],

@@ -1,3 +1,4 @@
+import CatalogStore
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -41,6 +42,14 @@ extension Node {
                 serviceName: "ContentTree"))
         }
         if let catalogService { services.append(.init(service: catalogService, serviceName: "Catalog")) }
+        if let database = catalog as? CatalogDatabase, let measurer = configuration.loudnessMeasurer,
+           configuration.loudnessTarget != nil {
+            services.append(.init(
+                service: LoudnessAnalyser(
+                    database: database, measurer: measurer, content: content, started: initialStatePublished,
+                    logger: logger),
+                serviceName: "Loudness"))
+        }
         if let downloads {
             services.append(.init(
                 service: DownloadService(

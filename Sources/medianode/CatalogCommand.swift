@@ -10,7 +10,7 @@ struct CatalogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "catalog",
         abstract: "Scan, import, list and search the catalog cache.",
-        subcommands: [CatalogScan.self, CatalogImport.self, CatalogList.self, CatalogSearch.self])
+        subcommands: [CatalogScan.self, CatalogImport.self, CatalogList.self, CatalogSearch.self, CatalogMeasure.self])
 }
 
 /// What every catalog subcommand takes.

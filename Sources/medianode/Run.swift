@@ -197,6 +197,8 @@ struct Run: AsyncParsableCommand {
             }
             configuration.speedVolume = speedVolume
         }
+        // This very executable measures untagged files, in a child process of its own.
+        configuration.loudnessMeasurer = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         if let loudnessTarget {
             if loudnessTarget == "off" {
                 configuration.loudnessTarget = nil

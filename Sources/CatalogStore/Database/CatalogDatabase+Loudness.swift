@@ -47,3 +47,76 @@ extension CatalogDatabase {
         }
     }
 }
+
+// MARK: - Measurements, for the items whose files carry no loudness tags
+
+/// A local file the analyser has yet to measure.
+public struct UnmeasuredFile: Sendable, Equatable {
+    public var uri: String
+    public var path: String
+    /// Seconds, as the scan found; nil when unknown.
+    public var duration: Double?
+}
+
+/// What the analyser found for one file.
+public enum StoredMeasurement: Sendable, Equatable {
+    case loudness(Double, peak: Double)
+    /// Silent, unreadable or too long: kept, so the file is not measured again while it is unchanged.
+    case none
+}
+
+extension CatalogDatabase {
+    /// Local playables with no loudness row yet, in catalog order, at most `limit`.
+    public func unmeasuredFiles(limit: Int) async throws -> [UnmeasuredFile] {
+        try await pool.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT item.uri, min(item.duration) FROM item LEFT JOIN loudness ON loudness.uri = item.uri
+                WHERE item.isPlayable AND item.uri LIKE 'file:%' AND loudness.uri IS NULL
+                GROUP BY item.uri ORDER BY min(item.rowid) LIMIT ?
+                """, arguments: [limit])
+            return rows.compactMap { row in
+                let uri: String = row[0]
+                guard let path = URL(string: uri)?.path, !path.isEmpty else { return nil }
+                return UnmeasuredFile(uri: uri, path: path, duration: row[1])
+            }
+        }
+    }
+
+    /// Keeps measurements, each with the file's size and modification time now (a later change to the file
+    /// drops the row at the next scan, so it is measured again), and returns the containers listing the
+    /// measured items, whose published pages now show their `loudness`.
+    public func storeMeasurements(_ measurements: [(uri: String, result: StoredMeasurement)]) async throws -> Set<String> {
+        try await pool.write { db in
+            let insert = try DirectStatement(db, sql: """
+                INSERT OR REPLACE INTO loudness (uri, track, trackPeak, origin, size, modified)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            var containers = Set<String>()
+            for (uri, result) in measurements {
+                // Stamped as the scan stamps a file, so its comparison at the next scan is exact.
+                var info = stat()
+                let known = stat(URL(string: uri)?.path ?? "", &info) == 0
+                insert.bind(1, uri)
+                switch result {
+                case let .loudness(value, peak):
+                    insert.bind(2, value)
+                    insert.bind(3, peak > 0 ? peak : nil)
+                    insert.bind(4, "measured")
+                case .none:
+                    insert.bind(2, nil as Double?)
+                    insert.bind(3, nil as Double?)
+                    insert.bind(4, "none")
+                }
+                insert.bind(5, known ? Int64(info.st_size) : nil)
+                insert.bind(6, known ? LocalFolderProvider.modificationTime(info) : nil)
+                try insert.run()
+                guard case .loudness = result else { continue }
+                let parents = try String.fetchAll(db, sql: """
+                    SELECT DISTINCT child.parent FROM child JOIN item ON item.rowid = child.itemRowid WHERE item.uri = ?
+                    """, arguments: [uri])
+                containers.formUnion(parents)
+            }
+            return containers
+        }
+    }
+}
