@@ -56,6 +56,12 @@ public struct UnmeasuredFile: Sendable, Equatable {
     public var path: String
     /// Seconds, as the scan found; nil when unknown.
     public var duration: Double?
+
+    public init(uri: String, path: String, duration: Double?) {
+        self.uri = uri
+        self.path = path
+        self.duration = duration
+    }
 }
 
 /// What the analyser found for one file.
