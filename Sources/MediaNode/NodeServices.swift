@@ -9,8 +9,9 @@ extension Node {
     /// The node's long-running parts, in the order they depend on each other, for one `ServiceGroup`.
     ///
     /// The group starts them together and shuts them down one at a time in reverse: the commands service
-    /// stops taking commands first, then Home Assistant, downloads, the catalog service, the content tree,
-    /// now playing and the audio (which saves where the item stands), and the transport last, which says
+    /// stops taking commands first, then Home Assistant, downloads, the loudness analyser (stopping its
+    /// child), the catalog service, the content tree, now playing and the audio (which saves where the item
+    /// stands), and the transport last, which says
     /// `offline` and disconnects once nothing else can publish. Start order is not left to the group: every
     /// service waits for `commandsReady`, which the transport opens once the command subscriptions and
     /// capabilities are in place (S19).

@@ -126,15 +126,17 @@ extension LoudnessBench {
 
     /// The node's CPU per second of playing, after a few seconds' warm-up.
     func playingCPU(target: String, music: URL, scratch: URL, broker: MosquittoBroker) async throws -> Double {
-        let prefix = "medianode/loudness"
+        // A node id of its own each time: the broker keeps the last one's retained tree.
+        let nodeID = "loudness-\(UUID().uuidString.prefix(8))"
+        let prefix = "medianode/\(nodeID)"
         let observer = try MemoryObserver(brokerURL: broker.url, prefix: prefix)
         try await observer.waitUntil("the observer's connection") { observer.client.isConnected }
         let node = Process()
         node.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("medianode")
         let database = scratch.appendingPathComponent("catalog-\(UUID().uuidString).sqlite").path
-        node.arguments = ["--broker", broker.url, "--node-id", "loudness", "--library", music.path, "--database", database,
-                          "--audio-sink", "fake", "--loudness-target", target, "--log-level", "warning"]
+        node.arguments = ["--broker", broker.url, "--node-id", nodeID, "--library", music.path, "--database", database,
+                          "--audio-sink", "fake", "--loudness-target=\(target)", "--log-level", "warning"]
         try node.run()
         defer {
             if node.isRunning { kill(node.processIdentifier, SIGKILL) }
@@ -146,6 +148,7 @@ extension LoudnessBench {
         let before = processCPU(node.processIdentifier)
         try await Task.sleep(for: .seconds(seconds))
         let after = processCPU(node.processIdentifier)
+        await observer.client.shutdown()
         return (after - before) / Double(seconds)
     }
 
