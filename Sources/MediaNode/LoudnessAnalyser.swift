@@ -84,8 +84,8 @@ struct LoudnessAnalyser: Service {
             }
         }
         guard !toDecode.isEmpty else { return results }
-        let lines = await runChild(paths: toDecode.map(\.path))
-        guard !Task.isCancelled else { return [] }
+        // A child that could not start measured nothing: no file is blamed, and the batch waits for the next try.
+        guard let lines = await runChild(paths: toDecode.map(\.path)), !Task.isCancelled else { return [] }
         var answered = Set<String>()
         for line in lines {
             guard let value = try? JSONValue(parsing: Array(line.utf8)), let path = value["path"]?.stringValue,
@@ -107,9 +107,9 @@ struct LoudnessAnalyser: Service {
         return results
     }
 
-    /// Runs `medianode catalog measure` on `paths` and returns its output lines; terminates it when the
-    /// task is cancelled (a shutdown never waits for a batch).
-    func runChild(paths: [String]) async -> [String] {
+    /// Runs `medianode catalog measure` on `paths` and returns its output lines (nil: it could not start);
+    /// terminates it when the task is cancelled (a shutdown never waits for a batch).
+    func runChild(paths: [String]) async -> [String]? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: measurer)
         process.arguments = ["catalog", "measure"] + paths
@@ -128,7 +128,7 @@ struct LoudnessAnalyser: Service {
                     continuation.resume(returning: false)
                 }
             }
-            guard finished else { return [] }
+            guard finished else { return nil }
             let data = output.fileHandleForReading.readDataToEndOfFile()
             return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         } onCancel: {

@@ -22,6 +22,19 @@ struct LoudnessInputTests {
         #expect(log.lines(containing: "cannot start").isEmpty, "no child was started")
     }
 
+    @Test("a measurer that cannot start blames no file: nothing is kept, so the files are measured later")
+    func missingMeasurer() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("loudness-missing")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = LogRecorder()
+        let analyser = LoudnessAnalyser(
+            database: try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path),
+            measurer: "/nonexistent/medianode", content: nil, started: Latch(), logger: log.logger())
+        let results = await analyser.measure([UnmeasuredFile(uri: "file:///music/a.ogg", path: "/music/a.ogg", duration: 200)])
+        #expect(results.isEmpty)
+        #expect(log.lines(containing: "cannot start").count == 1, "\(log.messages)")
+    }
+
     @Test("a speed that is no speed means 0 dB, and is logged once while such readings last")
     func badSpeeds() throws {
         let log = LogRecorder()
