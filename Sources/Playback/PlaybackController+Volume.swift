@@ -45,7 +45,7 @@ extension PlaybackController {
     }
 
     /// The factors of the output gain the controller decides for the whole session; each item's own gain
-    /// rides with its load (see `applyItemGain`), and the engine multiplies them all in one place.
+    /// rides with its load (see `giveItemGain`), and the engine multiplies them all in one place.
     var outputGain: OutputGain {
         OutputGain(
             level: volume, duck: interruption?.ducked == true ? configuration.duckVolume : 1, isMuted: isMuted,
