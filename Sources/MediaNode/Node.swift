@@ -105,7 +105,7 @@ public final class Node: Sendable {
             self.resumeStore = ResumeStore(
                 memory: playStateMemory, playback: playback, items: queueItems, origin: content,
                 mode: configuration.resume, progressInterval: configuration.content.progressInterval, ready: commandsReady,
-                logger: logger)
+                saveFailures: progressSaveFailures, logger: logger)
         } else {
             self.resumeStore = nil
         }
