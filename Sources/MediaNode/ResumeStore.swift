@@ -206,16 +206,16 @@ final class ResumeStore: Service, PlaybackObserver {
         var kept: [(item: QueueItem, originalIndex: Int)] = []
         var keptCurrent: Int?
         var position = saved.elapsed
+        let found: [String: QueueItem]
+        do {
+            found = try await items.queueItems(saved.entries.map { ($0.identifier, $0.container) })
+        } catch {
+            logger.warning("could not read the saved queue's items from the catalog: \(error)")
+            return nil
+        }
         for (playIndex, entry) in saved.entries.enumerated() {
-            let item: QueueItem?
-            do {
-                item = try await items.queueItem(identifier: entry.identifier, container: entry.container)
-            } catch {
-                logger.warning("could not read \(entry.identifier) from the catalog: \(error)")
-                item = nil
-            }
             // A local file gone since (the USB stick taken out) is left out now, not failed at the first play.
-            guard let item, Self.isReachable(item) else { continue }
+            guard let item = found[entry.identifier], Self.isReachable(item) else { continue }
             if keptCurrent == nil, playIndex >= current {
                 keptCurrent = kept.count
                 if playIndex != current { position = 0 }
