@@ -143,6 +143,7 @@ enum CatalogSchema {
         registerRankedSearch(in: &migrator)
         registerNodeSettings(in: &migrator)
         registerDownloads(in: &migrator)
+        registerListeningHistory(in: &migrator)
         return migrator
     }
 }
