@@ -9,7 +9,8 @@ extension Node {
     ///
     /// The group starts them together and shuts them down one at a time in reverse: the commands service
     /// stops taking commands first, then Home Assistant, downloads, the catalog service, the content tree,
-    /// now playing and the audio (which saves where the item stands), and the transport last, which says
+    /// now playing, the listening history and the audio (which saves where the item stands), and the
+    /// transport last, which says
     /// `offline` and disconnects once nothing else can publish. Start order is not left to the group: every
     /// service waits for `commandsReady`, which the transport opens once the command subscriptions and
     /// capabilities are in place (S19).
@@ -25,8 +26,12 @@ extension Node {
             services.append(.init(
                 service: PlaybackService(ready: commandsReady, playback: playback, engine: engine, stopping: self),
                 serviceName: "Playback"))
+            // Before now playing, which tells it what plays, so it stops after it.
+            if let listeningHistory { services.append(.init(service: listeningHistory, serviceName: "ListeningHistory")) }
             services.append(.init(
-                service: NowPlayingService(ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: self),
+                service: NowPlayingService(
+                    ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: self,
+                    observers: [listeningHistory].compactMap { $0 }),
                 serviceName: "NowPlaying"))
         }
         if let content, let catalog {
