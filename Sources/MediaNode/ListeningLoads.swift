@@ -1,8 +1,8 @@
 import Playback
 
 /// How long the current load of an item has played, for Recently Played: "played for at least 5 s"
-/// counts the playing time of one load (pauses stop the count and do not reset it; loading the item again,
-/// as repeat one does, starts again from nothing).
+/// counts the playing time of one load, from its first sound (pauses stop the count and do not reset it;
+/// loading the item again, as repeat one does, starts again from nothing).
 ///
 /// Snapshots and events reach it from two streams whose order against each other is not kept (now playing
 /// follows each on its own task), so a load is told apart by what each stream alone says: a snapshot
@@ -14,8 +14,11 @@ struct ListeningLoads {
         var played: Duration = .zero
         /// Since when it plays, while it does.
         var playingSince: ContinuousClock.Instant?
-        /// Its first sound was reported: another report is another load.
+        /// Its first sound was reported: the count starts then, not when play was asked for (the pipeline
+        /// takes a while to start), and another report is another load.
         var started = false
+        /// Whether playback says it plays.
+        var isPlaying = false
         /// It reached the threshold and was handed on: once per load.
         var counted = false
 
@@ -23,10 +26,13 @@ struct ListeningLoads {
             played + (playingSince.map { now - $0 } ?? .zero)
         }
 
-        mutating func setPlaying(_ playing: Bool, at now: ContinuousClock.Instant) {
-            if playing, playingSince == nil {
+        /// Starts or stops the count as playback and the first sound say.
+        mutating func update(isPlaying: Bool, at now: ContinuousClock.Instant) {
+            self.isPlaying = isPlaying
+            let counting = isPlaying && started
+            if counting, playingSince == nil {
                 playingSince = now
-            } else if !playing, let since = playingSince {
+            } else if !counting, let since = playingSince {
                 played += now - since
                 playingSince = nil
             }
@@ -49,22 +55,23 @@ struct ListeningLoads {
             return
         }
         if load?.identifier != identifier { load = Load(identifier: identifier) }
-        load?.setPlaying(snapshot.state == .playing, at: now)
+        load?.update(isPlaying: snapshot.state == .playing, at: now)
     }
 
     mutating func follow(_ event: PlaybackEvent, at now: ContinuousClock.Instant) {
         switch event {
         case let .trackStarted(identifier):
-            if load?.identifier == identifier, load?.started == false {
-                load?.started = true
-            } else {
+            var sounding = load ?? Load(identifier: identifier, isPlaying: snapshot.state == .playing)
+            if sounding.identifier != identifier || sounding.started {
                 // Loaded again, or sounding before its snapshot arrived (a gapless change): a new load, playing
-                // as playback last was (a queue prepared paused sounds only once played).
-                load = Load(identifier: identifier, started: true)
-                load?.setPlaying(snapshot.state == .playing, at: now)
+                // as playback last was.
+                sounding = Load(identifier: identifier, isPlaying: snapshot.state == .playing)
             }
+            sounding.started = true
+            sounding.update(isPlaying: sounding.isPlaying, at: now)
+            load = sounding
         case let .trackEnded(identifier, _, _):
-            if load?.identifier == identifier { load?.setPlaying(false, at: now) }
+            if load?.identifier == identifier { load?.update(isPlaying: false, at: now) }
         case .error:
             break
         }
