@@ -1,3 +1,4 @@
+import CatalogStore
 import ContentTree
 import Foundation
 import MQTTTransport
@@ -78,7 +79,7 @@ struct ListeningSectionsTests {
         await rig.stop()
     }
 
-    @Test("like, bookmark and an unmark show in Favorites within 1 s, newest mark first")
+    @Test("like, bookmark and an unmark show in Favorites within 1 s, newest mark first; an item a rescan drops leaves it, and comes back with its file")
     func favorites() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("listening-favorites")
         _ = try ContentRig.makeLibrary(in: directory, seconds: 20)
@@ -108,6 +109,17 @@ struct ListeningSectionsTests {
         try await mark("bookmark", negative: true, until: [second, first])
         try await mark("like", negative: true, until: [first])
         print("Favorites followed each mark after \(timings.map { String(format: "%.3f", $0) }) s")
+
+        // A rescan that no longer finds the file drops it from the list; the mark is kept, and the file back
+        // brings it back.
+        let file = try #require(try await rig.database.item(identifier: first)?.uri.flatMap(URL.init(string:)))
+        let aside = rig.directory.appendingPathComponent("aside.ogg")
+        try FileManager.default.moveItem(at: file, to: aside)
+        _ = await CatalogRefresher(database: rig.database).refresh(LocalFolderProvider(roots: [rig.library]))
+        _ = try await rig.waitForNode(favorites) { Self.listed($0) == ["status:noMedia"] }
+        try FileManager.default.moveItem(at: aside, to: file)
+        _ = await CatalogRefresher(database: rig.database).refresh(LocalFolderProvider(roots: [rig.library]))
+        _ = try await rig.waitForNode(favorites) { Self.listed($0) == [first] }
         await rig.stop()
     }
 
