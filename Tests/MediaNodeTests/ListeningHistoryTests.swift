@@ -114,6 +114,27 @@ struct ListeningHistoryTests {
         }
     }
 
+    /// Records each mark the feedback book hands on.
+    final class Marks: FeedbackObserver {
+        let recorder = ServiceSeamTests.Recorder()
+        func feedbackChanged(_ identifier: String, to feedback: ItemFeedback) {
+            recorder.record("\(identifier) liked \(feedback.liked) bookmarked \(feedback.bookmarked)")
+        }
+    }
+
+    @Test("the feedback book tells its observer each mark it kept, with the item's marks afterwards; a rating is no mark")
+    func feedbackBookTellsItsObserver() async throws {
+        let marks = Marks()
+        let book = FeedbackBook(catalog: nil, observer: marks, logger: Logger(label: "test"))
+        _ = try await book.set(.like, active: true, for: "a")
+        _ = try await book.set(.bookmark, active: true, for: "a")
+        _ = try await book.set(.dislike, active: true, for: "a")
+        try await book.setRating(4, for: "a")
+        #expect(marks.recorder.recorded == [
+            "a liked true bookmarked false", "a liked true bookmarked true", "a liked false bookmarked true",
+        ])
+    }
+
     @Test("what reaches it returns at once while its store is slow; marks and refreshes list the sections again")
     func handsOnAtOnce() async throws {
         let store = Store(slow: .seconds(1))
