@@ -109,6 +109,8 @@ struct TreeTrafficTests {
         let rig = try await ContentRig.start(
             directory: directory, withLibrary: false, remoteCatalogs: [feed.path], content: settings)
         _ = try await rig.waitForNode([0, 0]) { $0?["children"]?[0] != nil }
+        // The upper levels go out depth first: Favorites ([2]) after the feed.
+        _ = try await rig.waitForNode([2]) { $0 != nil }
         let before = await Self.treeMessages(rig).count
         #expect(try await rig.request("playItem", #"{"id":"p","indexPath":[0,0,0]}"#, id: "p")["status"] == "success")
         try await Task.sleep(for: .seconds(7))

@@ -54,7 +54,7 @@ struct ListeningHistoryTests {
         }
     }
 
-    static func eventually(_ recorder: ServiceSeamTests.Recorder, count: Int, within limit: Duration = .seconds(5)) async throws {
+    static func eventually(_ recorder: ServiceSeamTests.Recorder, count: Int, within limit: Duration = .seconds(20)) async throws {
         let deadline = ContinuousClock.now + limit
         while recorder.recorded.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
     }
