@@ -38,8 +38,8 @@ final class ListeningHistory: Service, PlaybackObserver, FeedbackObserver {
         case event(PlaybackEvent, at: ContinuousClock.Instant)
         case marked(String)
         case catalogChanged(itemsChanged: Bool)
-        /// A load may have reached the threshold by now.
-        case due(ContinuousClock.Instant)
+        /// A load may have reached the threshold by now: the wake-up asked for at `deadline`, come `at`.
+        case due(ContinuousClock.Instant, at: ContinuousClock.Instant)
     }
 
     /// Opens once the command subscriptions and capabilities are in place (S19).
@@ -91,27 +91,35 @@ final class ListeningHistory: Service, PlaybackObserver, FeedbackObserver {
     }
 
     /// Works the inputs in order until cancelled, waking itself when the playing load reaches the threshold.
+    ///
+    /// Playing time is judged at the moment each input arrived, not when it is worked: behind a slow write,
+    /// a pause that arrived before the mark still stops the count before it.
     private func follow(_ group: inout DiscardingTaskGroup) async {
         var loads = ListeningLoads(threshold: threshold)
         var wakeAt: ContinuousClock.Instant?
         for await input in inputs {
+            let now: ContinuousClock.Instant
             switch input {
-            case let .snapshot(snapshot, now):
+            case let .snapshot(snapshot, arrived):
+                now = arrived
                 loads.follow(snapshot, at: now)
-            case let .event(event, now):
+            case let .event(event, arrived):
+                now = arrived
                 loads.follow(event, at: now)
+            case let .due(deadline, arrived):
+                now = arrived
+                if wakeAt == deadline { wakeAt = nil }
             case .marked:
                 do {
                     try await store.listFavorites()
                 } catch {
                     logger.warning("could not list the favorites: \(error)")
                 }
+                continue
             case let .catalogChanged(itemsChanged):
                 await list(itemsChanged: itemsChanged)
-            case let .due(deadline):
-                if wakeAt == deadline { wakeAt = nil }
+                continue
             }
-            let now = ContinuousClock.now
             if let identifier = loads.takeCounted(at: now) { await recordPlay(of: identifier, loads.snapshot) }
             // One wake-up at a time, the earliest needed: a pause and a resume move the deadline later, and
             // an earlier wake-up then only finds it not yet reached and asks for the next.
@@ -119,7 +127,7 @@ final class ListeningHistory: Service, PlaybackObserver, FeedbackObserver {
                 wakeAt = deadline
                 group.addTask { [continuation] in
                     try? await Task.sleep(until: deadline, clock: .continuous)
-                    continuation.yield(.due(deadline))
+                    continuation.yield(.due(deadline, at: .now))
                 }
             }
         }

@@ -36,7 +36,7 @@ struct ListeningSectionsTests {
     func recentlyPlayed() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("listening-recent")
         _ = try ContentRig.makeLibrary(in: directory, seconds: 20)
-        let feed = try TreeTrafficTests.podcast(in: directory, seconds: 12)
+        let feed = try TreeTrafficTests.podcast(in: directory, seconds: 20)
         let rig = try await ContentRig.start(directory: directory, remoteCatalogs: [feed.path])
         let empty = try await rig.waitForNode([]) { Self.listed($0) == Self.root }
         #expect(Self.listed(empty) == Self.root)
@@ -69,11 +69,12 @@ struct ListeningSectionsTests {
         #expect(try await rig.request("playItem", #"{"id":"e","indexPath":[1,0,0]}"#, id: "e")["status"] == "success")
         let episode = try #require(await rig.running.nowPlaying?["identifier"]?.stringValue)
         _ = try await Self.waitForFirst(rig, Self.recent, episode)
-        try await rig.running.waitForPosition(atLeast: 6, timeout: 15)
+        try await rig.running.waitForPosition(atLeast: 10, timeout: 20)
         #expect(try await rig.request("pause", #"{"id":"pause"}"#, id: "pause")["status"] == "success")
         let half = try await rig.waitForNode(Self.recent) { node in
             let progress = node?["children"]?[0]?["playbackProgress"]?.numberValue ?? -1
-            return Self.listed(node).first == episode && progress >= 0.5 && progress < 0.6
+            // Paused at 10 s of 20, or a little later on a busy machine.
+            return Self.listed(node).first == episode && progress >= 0.5 && progress < 0.7
         }
         #expect(Self.listed(half) == [episode, track])
         await rig.stop()
