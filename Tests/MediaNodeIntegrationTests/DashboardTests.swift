@@ -114,6 +114,21 @@ extension RealEngineCommandTests {
                 try FileManager.default.copyItem(at: screenshot, to: URL(fileURLWithPath: keep))
             }
 
+            // Recently Played and Favorites are tree nodes like the others: the page lists them at the top of
+            // the tree after the sources' nodes and opens them, Recently Played with the track once it has
+            // played 5 s, Favorites with its status item.
+            _ = try await watcher.client.first(timeout: .seconds(30)) { message in
+                guard message.topic.hasPrefix("\(prefix)/content/tree/"),
+                      let node = try? JSONValue(parsing: message.payload) else { return false }
+                return node["item"]?["identifier"] == "section:recent" && node["children"]?[0]?["title"] == "Tone 660"
+            }
+            let top = try await browser.browse([])
+            // Library and the remote catalog's node, then the two, then Downloads once anything was downloaded.
+            #expect(top.prefix(4) == ["Library", "Albums", "Recently Played", "Favorites"], "the top: \(top)")
+            #expect(top.dropFirst(4).allSatisfy { $0 == "Downloads" }, "the top: \(top)")
+            #expect(try await browser.browse(["Recently Played"]) == ["Tone 660"])
+            #expect(try await browser.browse(["Favorites"]) == ["Connect a USB drive"])
+
             // Pause from the page: now playing says paused, the WAV stops growing, the reply is shown.
             await watcher.client.clear()
             try await browser.click("#btn-playpause", showing: "Pause")

@@ -118,8 +118,8 @@ final class NodeProcessTests {
             _ = try AudioFixtures.writeTone(track, in: library)
         }
         let wav = directory.appendingPathComponent("out.wav")
-        // About 4 s of the WAV's 176,400 bytes a second, of the 8 s track; the small catalog's write-ahead log
-        // stays below it (it passed 400 KB once the play state's tables joined the migrations).
+        // About 4 s of the WAV's 176,400 bytes a second; the small catalog stays below it (a fresh file's
+        // write-ahead log, every migration in it, is about 400 KB: it left too little room under 400,000).
         let limit = 700_000
         let watcher = try await watcher(broker, "medianode/proc/#")
         let node = try NodeProcess(
