@@ -172,6 +172,8 @@ def handle(driver, command):
         return {}
     if op == "browse":
         wait(driver, "the top of the content tree", lambda d: d.find_element(By.CSS_SELECTOR, "#crumbs a").click() or True)
+        # The click empties the list and the page fills it again once the broker's copy is read.
+        wait(driver, "the list at the top of the content tree", lambda d: d.find_elements(By.CSS_SELECTOR, "#tree li"))
         for title in command["titles"]:
             click_in_tree(driver, title, "open")
             wait(driver, "the list under %r" % title,
