@@ -21,6 +21,8 @@ struct LoudnessAnalyser: Service {
     let measurer: String
     /// The content tree, whose published pages show each measured item's `loudness`.
     let content: NodeContent?
+    /// The downloads folder, whose finished copies of episodes are measured too (nil: none).
+    let downloadsDirectory: URL?
     /// Opens once the initial state, the tree's upper levels included, is out.
     let started: Latch
     let logger: Logger
@@ -29,13 +31,25 @@ struct LoudnessAnalyser: Service {
     /// child's start (GStreamer's registry) is a small share of its work.
     static let batchSize = 16
 
+    /// How often it looks for new downloads, which reach the catalog without a change of its tree.
+    static let downloadCheck = Duration.seconds(60)
+
     func run() async throws {
         await cancelWhenGracefulShutdown { [self] in
-            await started.wait()
-            var changes = database.changes().makeAsyncIterator()
-            while !Task.isCancelled {
-                await measureAll()
-                guard await changes.next() != nil else { return }
+            // Each catalog change and each tick wakes one pass; a wake during a pass waits for its end.
+            let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await _ in database.changes() { wake.yield() }
+                }
+                group.addTask {
+                    while (try? await Task.sleep(for: Self.downloadCheck)) != nil { wake.yield() }
+                }
+                group.addTask {
+                    await started.wait()
+                    await measureAll()
+                    for await _ in wakes { await measureAll() }
+                }
             }
         }
     }
@@ -64,9 +78,35 @@ struct LoudnessAnalyser: Service {
             }
             measured += results.count
         }
+        measured += await measureDownloads()
         if measured > 0 {
             let seconds = (ContinuousClock.now - began) / .seconds(1)
             logger.info("loudness: measured \(measured) files in \(String(format: "%.1f", seconds)) s")
+        }
+    }
+
+    /// The finished copies of episodes in the downloads folder not measured yet, by the URI they play from.
+    /// Returns how many were measured.
+    func measureDownloads() async -> Int {
+        guard let directory = downloadsDirectory, !Task.isCancelled else { return 0 }
+        do {
+            let copies = try await database.downloadRecords().filter { $0.status == .downloaded }
+                .map { directory.appendingPathComponent($0.fileName) }
+                .filter { FileManager.default.fileExists(atPath: $0.path) }
+            let known = try await database.loudnessRows(among: copies.map(\.absoluteString))
+            let unmeasured = copies.filter { !known.contains($0.absoluteString) }
+                .map { UnmeasuredFile(uri: $0.absoluteString, path: $0.path, duration: nil) }
+            var measured = 0
+            for start in stride(from: 0, to: unmeasured.count, by: Self.batchSize) where !Task.isCancelled {
+                let results = await measure(Array(unmeasured[start ..< min(unmeasured.count, start + Self.batchSize)]))
+                guard !results.isEmpty else { break }
+                _ = try await database.storeMeasurements(results)
+                measured += results.count
+            }
+            return measured
+        } catch {
+            logger.warning("loudness: cannot measure the downloaded copies: \(error)")
+            return 0
         }
     }
 

@@ -50,8 +50,8 @@ extension Node {
            configuration.loudnessTarget != nil {
             services.append(.init(
                 service: LoudnessAnalyser(
-                    database: database, measurer: measurer, content: content, started: initialStatePublished,
-                    logger: logger),
+                    database: database, measurer: measurer, content: content, downloadsDirectory: downloads?.directory,
+                    started: initialStatePublished, logger: logger),
                 serviceName: "Loudness"))
         }
         if let downloads {

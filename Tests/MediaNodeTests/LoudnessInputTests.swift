@@ -15,7 +15,8 @@ struct LoudnessInputTests {
         let log = LogRecorder()
         let analyser = LoudnessAnalyser(
             database: try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path),
-            measurer: "/nonexistent/medianode", content: nil, started: Latch(), logger: log.logger())
+            measurer: "/nonexistent/medianode", content: nil, downloadsDirectory: nil, started: Latch(),
+            logger: log.logger())
         let results = await analyser.measure([UnmeasuredFile(uri: "file:///music/long.ogg", path: "/music/long.ogg", duration: 36_000)])
         #expect(results.count == 1 && results[0].uri == "file:///music/long.ogg" && results[0].result == StoredMeasurement.none)
         #expect(log.lines(containing: "long.ogg").count == 1, "\(log.messages)")
@@ -29,7 +30,8 @@ struct LoudnessInputTests {
         let log = LogRecorder()
         let analyser = LoudnessAnalyser(
             database: try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path),
-            measurer: "/nonexistent/medianode", content: nil, started: Latch(), logger: log.logger())
+            measurer: "/nonexistent/medianode", content: nil, downloadsDirectory: nil, started: Latch(),
+            logger: log.logger())
         let results = await analyser.measure([UnmeasuredFile(uri: "file:///music/a.ogg", path: "/music/a.ogg", duration: 200)])
         #expect(results.isEmpty)
         #expect(log.lines(containing: "cannot start").count == 1, "\(log.messages)")

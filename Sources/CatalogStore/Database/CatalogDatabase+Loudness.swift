@@ -126,3 +126,16 @@ extension CatalogDatabase {
         }
     }
 }
+
+extension CatalogDatabase {
+    /// Which of `uris` have a loudness row (measured, tagged or found to have none).
+    public func loudnessRows(among uris: [String]) async throws -> Set<String> {
+        guard !uris.isEmpty else { return [] }
+        return try await pool.read { db in
+            var known = Set<String>()
+            let statement = try db.cachedStatement(sql: "SELECT uri FROM loudness WHERE uri = ?")
+            for uri in uris where try String.fetchOne(statement, arguments: [uri]) != nil { known.insert(uri) }
+            return known
+        }
+    }
+}
