@@ -36,6 +36,8 @@ public struct NodeConfiguration: Sendable {
     public var downloads = DownloadSettings()
     /// What a start does with the play state the last run saved.
     public var resume = ResumeMode.paused
+    /// `P/metrics` and the Prometheus text; off unless asked for (the daemon's default is 60 s).
+    public var metrics = MetricsSettings()
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), fallbackBrokers: [BrokerURL] = [],

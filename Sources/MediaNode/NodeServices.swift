@@ -21,6 +21,8 @@ extension Node {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: TransportService(session: self, retained: retained), serviceName: "Transport"),
         ]
+        // Right after the transport, so it stops just before it: its figures go out while connected.
+        if let metricsService { services.append(.init(service: metricsService, serviceName: "Metrics")) }
         if let playback, let engine {
             services.append(.init(
                 service: PlaybackService(ready: commandsReady, playback: playback, engine: engine, stopping: self),
@@ -30,7 +32,7 @@ extension Node {
             services.append(.init(
                 service: NowPlayingService(
                     ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: self,
-                    observers: [resumeStore].compactMap { $0 }),
+                    observers: [resumeStore as (any PlaybackObserver)?, metricsService].compactMap { $0 }),
                 serviceName: "NowPlaying"))
         }
         if let content, let catalog {

@@ -10,6 +10,8 @@ struct WatchedNode {
     var saidOnline = false
     var nowPlaying: JSONValue?
     var volume: JSONValue?
+    /// The node's last `P/metrics`, the newest by its timestamp.
+    var metrics: JSONValue?
     /// When a now playing or volume document last reached the driver (an older copy turned away excepted).
     var stateArrivedAt: ContinuousClock.Instant?
     /// Whether the node's now playing and volume reached the driver live, as the node published them.
@@ -66,7 +68,7 @@ final class Driver: Sendable {
         self.clients = clients
     }
 
-    static let watchedTopics = ["status", "nowplaying", "volume", "result"]
+    static let watchedTopics = ["status", "nowplaying", "volume", "result", "metrics"]
 
     func start() {
         for client in clients { client.start() }
@@ -138,6 +140,14 @@ final class Driver: Sendable {
                 state[node]?.stateArrivedAt = .now
                 if !message.retain { state[node]?.heardLive = true }
             }
+        case "metrics":
+            guard let value = try? JSONValue(parsing: message.payload) else { return }
+            watched.state.withLock { state in
+                // ISO 8601 in UTC compares as text: a late copy from a lagging member never wins.
+                if let held = state[node]?.metrics?["timestamp"]?.stringValue,
+                   let arriving = value["timestamp"]?.stringValue, arriving < held { return }
+                state[node]?.metrics = value
+            }
         case "result":
             guard let reply = try? JSONValue(parsing: message.payload), let id = reply["id"]?.stringValue else { return }
             let waiter = watched.state.withLock { state in
@@ -158,6 +168,11 @@ final class Driver: Sendable {
     private static func isCurrent(_ message: MQTTMessage, _ node: WatchedNode?) -> Bool {
         guard let node else { return false }
         return !message.retain || !node.heardLive
+    }
+
+    /// Every node's last `P/metrics`, in the nodes' order.
+    var latestMetrics: [(id: String, metrics: JSONValue?)] {
+        watched.state.withLock { state in nodeIDs.map { ($0, state[$0]?.metrics) } }
     }
 
     var onlineCount: Int { watched.state.withLock { $0.values.count(where: \.isOnline) } }

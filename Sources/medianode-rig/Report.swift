@@ -99,6 +99,8 @@ struct RigReport {
     let brokers: Int
     let duration: Double
     let rate: Double
+    /// The nodes' health, when they publish `P/metrics`.
+    var health: FleetHealth?
 
     var passed: Bool { stats.lost == 0 && stats.wrongState == 0 }
 
@@ -130,7 +132,7 @@ struct RigReport {
             "threads": .number(Double(usage.threads)),
             "brokers": .number(Double(brokers)), "durationSeconds": .number(duration), "rate": .number(rate),
             "problems": .array(stats.problems.map(JSONValue.string)),
-        ])
+        ]).adding("metrics", health?.json)
     }
 
     var text: String {
@@ -144,8 +146,24 @@ struct RigReport {
                    usage.residentMiB, usage.residentMiB / Double(nodes), usage.peakResidentMiB, usage.cpuSeconds,
                    usage.threads),
         ]
+        if let health {
+            let commands = health.summary["commands"]?.objectValue ?? [:]
+            let counts = commands.keys.sorted().map { "\($0) \(Int(commands[$0]?.numberValue ?? 0))" }.joined(separator: ", ")
+            lines.append("  metrics     \(health.reporting) nodes reporting, \(health.staleNodes.count) stale"
+                + (health.staleNodes.isEmpty ? "" : " (\(health.staleNodes.prefix(5).joined(separator: ", ")))"))
+            lines.append("  fleet       commands: \(counts)")
+        }
         for problem in stats.problems { lines.append("  problem: \(problem)") }
         lines.append(passed ? "PASS" : "FAIL")
         return lines.joined(separator: "\n")
+    }
+}
+
+extension JSONValue {
+    /// This object with one more member, when there is a value for it.
+    func adding(_ key: String, _ value: JSONValue?) -> JSONValue {
+        guard case var .object(members) = self, let value else { return self }
+        members[key] = value
+        return .object(members)
     }
 }
