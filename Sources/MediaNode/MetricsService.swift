@@ -110,7 +110,7 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
         return HealthMoment(
             timestamp: Node.utcTimestamp(Date()),
             uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
-            intervalSeconds: settings.interval.map { Double($0.components.seconds) } ?? 0,
+            intervalSeconds: settings.interval.map(Self.seconds) ?? 0,
             catalogBytes: catalogFile.map(Self.fileBytes) ?? 0, process: .read())
     }
 

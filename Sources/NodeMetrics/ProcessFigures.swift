@@ -6,6 +6,11 @@ public struct ProcessFigures: Sendable, Equatable {
     public var residentKiB: Int
     public var cpuSeconds: Double
 
+    public init(residentKiB: Int, cpuSeconds: Double) {
+        self.residentKiB = residentKiB
+        self.cpuSeconds = cpuSeconds
+    }
+
     /// Reads them now; zeros where /proc cannot be read (not Linux).
     public static func read() -> ProcessFigures {
         ProcessFigures(residentKiB: residentKiB() ?? 0, cpuSeconds: cpuSeconds() ?? 0)
