@@ -28,6 +28,9 @@ struct Waiter {
 /// Every node's view, shared with the clients' network threads.
 final class Watched: Sendable {
     let state: Mutex<[String: WatchedNode]>
+    /// The last `P/metrics` of nodes under the prefix that are not the rig's own (a daemon beside it): the
+    /// report shows them stale too, while nothing else of theirs is driven or checked.
+    let others = Mutex<[String: JSONValue]>([:])
     init(_ nodes: [String: WatchedNode]) { state = Mutex(nodes) }
 }
 
@@ -142,12 +145,17 @@ final class Driver: Sendable {
             }
         case "metrics":
             guard let value = try? JSONValue(parsing: message.payload) else { return }
-            watched.state.withLock { state in
-                // ISO 8601 in UTC compares as text: a late copy from a lagging member never wins.
-                if let held = state[node]?.metrics?["timestamp"]?.stringValue,
-                   let arriving = value["timestamp"]?.stringValue, arriving < held { return }
-                state[node]?.metrics = value
+            // ISO 8601 in UTC compares as text: a late copy from a lagging member never wins.
+            func isNewer(than held: JSONValue?) -> Bool {
+                guard let held = held?["timestamp"]?.stringValue, let arriving = value["timestamp"]?.stringValue else { return true }
+                return arriving >= held
             }
+            let isOwn = watched.state.withLock { state in
+                guard state[node] != nil else { return false }
+                if isNewer(than: state[node]?.metrics) { state[node]?.metrics = value }
+                return true
+            }
+            if !isOwn { watched.others.withLock { if isNewer(than: $0[node]) { $0[node] = value } } }
         case "result":
             guard let reply = try? JSONValue(parsing: message.payload), let id = reply["id"]?.stringValue else { return }
             let waiter = watched.state.withLock { state in
@@ -170,9 +178,11 @@ final class Driver: Sendable {
         return !message.retain || !node.heardLive
     }
 
-    /// Every node's last `P/metrics`, in the nodes' order.
+    /// Every node's last `P/metrics`, the rig's own in their order, then the others heard under the prefix.
     var latestMetrics: [(id: String, metrics: JSONValue?)] {
-        watched.state.withLock { state in nodeIDs.map { ($0, state[$0]?.metrics) } }
+        let own = watched.state.withLock { state in nodeIDs.map { ($0, state[$0]?.metrics) } }
+        let others = watched.others.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, Optional($0.value)) }
+        return own + others
     }
 
     var onlineCount: Int { watched.state.withLock { $0.values.count(where: \.isOnline) } }

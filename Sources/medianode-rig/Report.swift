@@ -47,12 +47,16 @@ final class Progress: Sendable {
     let driver: Driver
     let nodes: Int
     let stats = Stats()
+    /// The nodes' `--metrics-interval` in seconds, when they publish `P/metrics`: each line then counts the stale.
+    let metricsInterval: Double?
+    let began = Date()
     private let isTerminal = isatty(STDOUT_FILENO) != 0
     private let last = Mutex<(time: Double, sent: Int, printed: Double)>((Date().timeIntervalSince1970, 0, 0))
 
-    init(driver: Driver, nodes: Int) {
+    init(driver: Driver, nodes: Int, metricsInterval: Double? = nil) {
         self.driver = driver
         self.nodes = nodes
+        self.metricsInterval = metricsInterval
     }
 
     /// `detail` replaces the online count while the nodes are being made (before any can be online).
@@ -74,6 +78,12 @@ final class Progress: Sendable {
                            counts.answered, counts.lost, counts.wrong)
         }
         if let remaining { line += String(format: ", %.0f s left", remaining) }
+        // Once the nodes run: while they start (a slow cluster can hold the start for its whole limit) and drive.
+        if let metricsInterval, phase == "driving" || phase == "starting" {
+            let health = FleetHealth(latest: driver.latestMetrics, interval: metricsInterval, now: Date(), since: began)
+            line += ", stale \(health.staleNodes.count)"
+                + (health.staleNodes.isEmpty ? "" : " (\(health.staleNodes.prefix(5).joined(separator: ", ")))")
+        }
         if isTerminal {
             print("\r\u{1B}[K" + line, terminator: "")
         } else {

@@ -80,7 +80,7 @@ struct MedianodeRig: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(50))
         }
 
-        let progress = Progress(driver: driver, nodes: nodes)
+        let progress = Progress(driver: driver, nodes: nodes, metricsInterval: metricsInterval > 0 ? metricsInterval : nil)
         let fleet = try await Fleet.start(
             nodeIDs: nodeIDs, prefix: prefix, brokers: brokers, protocolVersion: version, template: template,
             directory: directory, lengths: catalog.lengths,
