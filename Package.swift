@@ -153,7 +153,8 @@ let package = Package(
             name: "medianode-bench",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
-                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", .product(name: "GRDB", package: "GRDB.swift"),
+                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", "NodeMetrics",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
