@@ -11,8 +11,12 @@ struct PlaybackStallTests {
         let before = rig.recorder.events.count
         for percent in [40, 10, 60, 100, 100, 30, 100] { rig.engine.emit(.buffering(token, percent: percent)) }
         await rig.settle()
-        let stalls = rig.recorder.events.dropFirst(before).filter { $0 == .stalled(identifier: "track:1") }
-        #expect(stalls.count == 2)
+        // The events reach the recorder on a task of their own: wait for them, then for any extra one.
+        let recorder = rig.recorder
+        @Sendable func stalls() -> Int { recorder.events.dropFirst(before).count { $0 == .stalled(identifier: "track:1") } }
+        await rig.eventually { stalls() >= 2 }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(stalls() == 2)
     }
 
     @Test("buffering while paused is no stall: nothing waits for the sound")
