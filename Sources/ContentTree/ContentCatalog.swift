@@ -8,6 +8,10 @@ public protocol ContentCatalog: Sendable {
     /// The item with this identifier, container or playable, with its current playback progress; nil if unknown.
     func item(identifier: String) async throws -> ContentItem?
 
+    /// The items with these identifiers that the catalog holds, by identifier: one read for many (a queue
+    /// restored at start), where `item(identifier:)` in a loop would pay a read each.
+    func items(identifiers: [String]) async throws -> [String: ContentItem]
+
     /// How many children a container has; 0 for playables and unknown identifiers.
     func childCount(of containerIdentifier: String) async throws -> Int
 
@@ -107,5 +111,15 @@ extension ContentCatalog {
     /// The first page (or any page) of the root: the sections.
     public func sections(limit: Int = 100) async throws -> ContentPage {
         try await children(of: ContentItem.rootIdentifier, offset: 0, limit: limit)
+    }
+}
+
+extension ContentCatalog {
+    public func items(identifiers: [String]) async throws -> [String: ContentItem] {
+        var found: [String: ContentItem] = [:]
+        for identifier in identifiers {
+            if let item = try await item(identifier: identifier) { found[identifier] = item }
+        }
+        return found
     }
 }

@@ -115,5 +115,9 @@ extension ContentItem {
         public static let radio = "section:radio"
         /// Local copies, newest finished first; made the first time the node downloads anything.
         public static let downloads = "section:downloads"
+        /// What played for a while, most recent first; always there, from the catalog file's creation on.
+        public static let recent = "section:recent"
+        /// What the listener liked or bookmarked, newest mark first; always there, like `recent`.
+        public static let favorites = "section:favorites"
     }
 }

@@ -44,12 +44,17 @@ public actor PlayableContentManager {
     /// must not be overtaken by that publication).
     private let publish: @Sendable (TreeUpdate) -> Void
 
-    /// - Parameter publish: receives each update (publications and clears) in the order they were made.
+    /// - Parameters:
+    ///   - sectionStatus: why sections known from the start are empty while they are (sections no source
+    ///     fills, which would otherwise say `loading` until told).
+    ///   - publish: receives each update (publications and clears) in the order they were made.
     public init(catalog: any ContentCatalog, configuration: ContentTreeConfiguration = .init(),
-                emptyRootReason: EmptyRootReason = .noMedia, publish: @escaping @Sendable (TreeUpdate) -> Void = { _ in }) {
+                emptyRootReason: EmptyRootReason = .noMedia, sectionStatus: [String: EmptyRootReason] = [:],
+                publish: @escaping @Sendable (TreeUpdate) -> Void = { _ in }) {
         self.catalog = catalog
         self.configuration = configuration
         self.emptyRootReason = emptyRootReason
+        self.sectionStatus = sectionStatus
         self.publish = publish
     }
 

@@ -5,11 +5,14 @@ import Logging
 /// catalog when there is one, so they survive restarts, and kept in memory when there is not.
 actor FeedbackBook {
     private let catalog: (any ContentCatalog)?
+    /// Told of each mark once it is kept (the listening history lists Favorites from them).
+    private let observer: (any FeedbackObserver)?
     private let logger: Logger
     private var cache: [String: ItemFeedback] = [:]
 
-    init(catalog: (any ContentCatalog)?, logger: Logger) {
+    init(catalog: (any ContentCatalog)?, observer: (any FeedbackObserver)? = nil, logger: Logger) {
         self.catalog = catalog
+        self.observer = observer
         self.logger = logger
     }
 
@@ -26,6 +29,7 @@ actor FeedbackBook {
         try await catalog?.setFeedback(mark, active: active, for: identifier)
         feedback.set(mark, active: active)
         cache[identifier] = feedback
+        observer?.feedbackChanged(identifier, to: feedback)
         return feedback
     }
 

@@ -6,7 +6,7 @@ import Playback
 import ServiceLifecycle
 import Synchronization
 
-/// `--metrics-interval` and `--metrics-listen` (CONTRACT.md "Health").
+/// `--metrics-interval` and `--metrics-listen` (topics.md "Health").
 public struct MetricsSettings: Sendable, Equatable {
     /// Time between two `P/metrics`; nil publishes none.
     public var interval: Duration?

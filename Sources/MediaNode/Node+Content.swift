@@ -167,8 +167,13 @@ extension Node {
         // With sources configured, the catalog service says what came of them once it has read them.
         let hasSources = !configuration.libraries.isEmpty || !configuration.catalogs.isEmpty
         let reason: EmptyRootReason = hasSources ? .loading : .noMedia
+        // Recently Played and Favorites fill as the listener plays and marks: empty, they say "no media" from
+        // the first publish, never "loading".
+        let listening = [ContentItem.Section.recent, ContentItem.Section.favorites]
         return NodeContent(
-            manager: PlayableContentManager(catalog: catalog, configuration: tree, emptyRootReason: reason, publish: publish),
+            manager: PlayableContentManager(
+                catalog: catalog, configuration: tree, emptyRootReason: reason,
+                sectionStatus: Dictionary(uniqueKeysWithValues: listening.map { ($0, .noMedia) }), publish: publish),
             settings: settings)
     }
 }

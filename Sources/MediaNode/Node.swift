@@ -41,7 +41,7 @@ public final class Node: Sendable {
     let initialStatePublished = Latch()
     /// Opens once the command subscriptions are made and the initial retained state, capabilities
     /// included, is marked: what the other services publish comes after it (S19).
-    let commandsReady = Latch()
+    let commandsReady: Latch
     /// Where inbound messages wait for the commands service.
     let inbound: InboundLanes
     /// The group `run()` runs the services in, for `shutdown()`.
@@ -67,6 +67,8 @@ public final class Node: Sendable {
     let downloadMetrics: DownloadMetrics
     /// The catalog's playable items, set after each catalog summary.
     let catalogPlayables: CoreMetrics.Recorder
+    /// Recently Played and Favorites, when the node has a catalog file to keep them.
+    let listeningHistory: ListeningHistory?
 
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.
@@ -75,14 +77,18 @@ public final class Node: Sendable {
     ///     artwork is not kept.
     ///   - retainedMemory: which tree topics earlier runs left retained; without it a restart cannot clear
     ///     the ones no longer in the tree.
+    ///   - listeningHistory: where Recently Played and Favorites are kept; without it the node has neither.
     ///   - metrics: the node's metrics backend, when its MQTT client counts into it too; a node whose
     ///     configuration asks for metrics makes its own otherwise.
     public init(configuration: NodeConfiguration, transport: any MessageTransport, engine: (any AudioEngine)? = nil,
                 catalog: (any ContentCatalog)? = nil, artworkStore: (any ArtworkStore)? = nil,
                 retainedMemory: (any RetainedTopicMemory)? = nil, volumeMemory: (any VolumeMemory)? = nil,
-                playStateMemory: (any PlayStateMemory)? = nil, commandCenter: RemoteCommandCenter? = nil, downloads: DownloadManager? = nil,
+                playStateMemory: (any PlayStateMemory)? = nil, commandCenter: RemoteCommandCenter? = nil,
+                downloads: DownloadManager? = nil, listeningHistory: (any ListeningHistoryStore)? = nil,
                 metrics: NodeMetricsBackend? = nil, logger: Logger = Logger(label: "medianode")) {
         self.configuration = configuration
+        let commandsReady = Latch()
+        self.commandsReady = commandsReady
         self.downloads = downloads
         self.queueItems = QueueItemMaker(catalog: catalog, downloads: downloads)
         self.transport = transport
@@ -96,7 +102,8 @@ public final class Node: Sendable {
         self.retained = RetainedPublisher(
             transport: transport, logger: logger, book: retainedBook,
             remembers: { $0 == tree || $0.hasPrefix(tree + "/") || HomeAssistantDiscovery.isConfigTopic($0) })
-        self.feedback = FeedbackBook(catalog: catalog, logger: logger)
+        self.listeningHistory = listeningHistory.map { ListeningHistory(ready: commandsReady, store: $0, logger: logger) }
+        self.feedback = FeedbackBook(catalog: catalog, observer: self.listeningHistory, logger: logger)
         self.nowPlaying = NowPlayingPublisher(
             resolver: ArtworkResolver(
                 catalog: catalog, artworkStore: artworkStore, processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), logger: logger,
@@ -128,7 +135,7 @@ public final class Node: Sendable {
             self.resumeStore = ResumeStore(
                 memory: playStateMemory, playback: playback, items: queueItems, origin: content,
                 mode: configuration.resume, progressInterval: configuration.content.progressInterval, ready: commandsReady,
-                logger: logger)
+                saveFailures: progressSaveFailures, logger: logger)
         } else {
             self.resumeStore = nil
         }
@@ -148,7 +155,7 @@ public final class Node: Sendable {
                   downloads: DownloadManager(
                     directory: configuration.downloads.directory(besideDatabase: catalog.path), store: catalog,
                     logger: logger),
-                  metrics: metrics, logger: logger)
+                  listeningHistory: catalog, metrics: metrics, logger: logger)
     }
 
     var topics: TopicLayout { configuration.topics }

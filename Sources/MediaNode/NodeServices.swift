@@ -9,10 +9,10 @@ extension Node {
     ///
     /// The group starts them together and shuts them down one at a time in reverse: the commands service
     /// stops taking commands first, then Home Assistant, downloads, the catalog service, the content tree,
-    /// now playing and the audio (which saves where the item stands), and the transport last, which says
-    /// `offline` and disconnects once nothing else can publish. Start order is not left to the group: every
-    /// service waits for `commandsReady`, which the transport opens once the command subscriptions and
-    /// capabilities are in place (S19).
+    /// now playing, the audio (which saves where the item stands) and the listening history, and the
+    /// transport last, which says `offline` and disconnects once nothing else can publish. Start order is
+    /// not left to the group: every service waits for `commandsReady`, which the transport opens once the
+    /// command subscriptions and capabilities are in place (S19).
     /// - Parameter catalogService: the catalog refresher, placed after the content tree it feeds.
     public func services(catalog catalogService: CatalogService? = nil) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         // Each service holds the parts it runs and a narrow protocol for what it asks of the rest of the
@@ -23,6 +23,9 @@ extension Node {
         ]
         // Right after the transport, so it stops just before it: its figures go out while connected.
         if let metricsService { services.append(.init(service: metricsService, serviceName: "Metrics")) }
+        // Before now playing, which tells it what plays, so it stops after it; with no audio it still keeps
+        // its lists in line with the catalog.
+        if let listeningHistory { services.append(.init(service: listeningHistory, serviceName: "ListeningHistory")) }
         if let playback, let engine {
             services.append(.init(
                 service: PlaybackService(ready: commandsReady, playback: playback, engine: engine, stopping: self),
@@ -32,7 +35,7 @@ extension Node {
             services.append(.init(
                 service: NowPlayingService(
                     ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: self,
-                    observers: [resumeStore as (any PlaybackObserver)?, metricsService].compactMap { $0 }),
+                    observers: [resumeStore as (any PlaybackObserver)?, listeningHistory, metricsService].compactMap { $0 }),
                 serviceName: "NowPlaying"))
         }
         if let content, let catalog {

@@ -128,7 +128,7 @@ extension Node {
         return result(outcome)
     }
 
-    /// The status table of CONTRACT.md (S4, S5).
+    /// The status table of topics.md "Replies" (S4, S5 in docs/requirements.md).
     static func status(of failure: PlaybackFailure) -> CommandStatus {
         switch failure {
         case .nothingLoaded: .noActionableNowPlayingItem

@@ -23,10 +23,17 @@ struct QueueItemMaker: Sendable {
             containerIdentifier: container, startPosition: start, userInfo: Self.nowPlayingUserInfo(item))
     }
 
-    /// The item named, as played from `container`; nil when the catalog no longer holds it playable.
-    func queueItem(identifier: String, container: String?) async throws -> QueueItem? {
-        guard let item = try await catalog?.item(identifier: identifier), item.isPlayable, item.uri != nil else { return nil }
-        return try await queueItem(item, container: container, resume: false)
+    /// The items named that the catalog still holds playable, each as played from its container, by
+    /// identifier; one catalog read for all of them.
+    func queueItems(_ entries: [(identifier: String, container: String?)]) async throws -> [String: QueueItem] {
+        guard let catalog else { return [:] }
+        let found = try await catalog.items(identifiers: entries.map(\.identifier))
+        var made: [String: QueueItem] = [:]
+        for entry in entries {
+            guard let item = found[entry.identifier], item.isPlayable, item.uri != nil else { continue }
+            made[entry.identifier] = try await queueItem(item, container: entry.container, resume: false)
+        }
+        return made
     }
 
     /// Where the item plays from: its downloaded copy when there is one (offline listening), else its URI.

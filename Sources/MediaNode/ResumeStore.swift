@@ -48,7 +48,8 @@ final class ResumeStore: Service, PlaybackObserver {
     /// The transport's: commands are taken, so playing on by itself comes after the first now playing.
     private let ready: Latch
     private let logger: Logger
-    private let saveFailures = FailureEpisode()
+    /// Shared with the saves of each item's position: a full disk fails both, and is one episode in the log.
+    private let saveFailures: FailureEpisode
     /// Opens once the saved state is back in the controller, or there was none to put back.
     let restored = Latch()
 
@@ -62,7 +63,9 @@ final class ResumeStore: Service, PlaybackObserver {
     private let inputContinuation: AsyncStream<Input>.Continuation
 
     init(memory: any PlayStateMemory, playback: PlaybackController, items: QueueItemMaker, origin: (any QueueOrigin)?,
-         mode: ResumeMode, progressInterval: Duration, ready: Latch, logger: Logger) {
+         mode: ResumeMode, progressInterval: Duration, ready: Latch, saveFailures: FailureEpisode = FailureEpisode(),
+         logger: Logger) {
+        self.saveFailures = saveFailures
         self.memory = memory
         self.playback = playback
         self.items = items
@@ -150,7 +153,7 @@ final class ResumeStore: Service, PlaybackObserver {
                 try await memory.savePlayState(state, queueChanged: queueChanged || book.saved == nil)
             }
             book.saved = state
-            if saveFailures.succeeded() { logger.notice("saving the play state again") }
+            if saveFailures.succeeded() { logger.notice("saving positions again: the play state is saved") }
         } catch {
             if saveFailures.failed() {
                 logger.warning("could not save the play state: \(error); playback goes on, and it is saved again with the next change")
@@ -203,16 +206,16 @@ final class ResumeStore: Service, PlaybackObserver {
         var kept: [(item: QueueItem, originalIndex: Int)] = []
         var keptCurrent: Int?
         var position = saved.elapsed
+        let found: [String: QueueItem]
+        do {
+            found = try await items.queueItems(saved.entries.map { ($0.identifier, $0.container) })
+        } catch {
+            logger.warning("could not read the saved queue's items from the catalog: \(error)")
+            return nil
+        }
         for (playIndex, entry) in saved.entries.enumerated() {
-            let item: QueueItem?
-            do {
-                item = try await items.queueItem(identifier: entry.identifier, container: entry.container)
-            } catch {
-                logger.warning("could not read \(entry.identifier) from the catalog: \(error)")
-                item = nil
-            }
             // A local file gone since (the USB stick taken out) is left out now, not failed at the first play.
-            guard let item, Self.isReachable(item) else { continue }
+            guard let item = found[entry.identifier], Self.isReachable(item) else { continue }
             if keptCurrent == nil, playIndex >= current {
                 keptCurrent = kept.count
                 if playIndex != current { position = 0 }

@@ -1,4 +1,4 @@
-/// Every topic of the contract under one prefix (`P/` in CONTRACT.md and topics.md).
+/// Every topic of the contract under one prefix (`P/` in topics.md).
 public struct TopicLayout: Sendable, Equatable {
     public let prefix: String
     /// `P/cmd/` as bytes: every inbound message is classified by it on the network thread.

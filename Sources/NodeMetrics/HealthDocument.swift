@@ -40,7 +40,7 @@ extension NodeMetricsBackend {
         return quantiles
     }
 
-    /// The `P/metrics` document of CONTRACT.md "Health", with the last interval closed by `closeInterval`.
+    /// The `P/metrics` document of topics.md "Health", with the last interval closed by `closeInterval`.
     public func document(at moment: HealthMoment) -> JSONValue {
         func count(_ label: String, _ dimensions: [(String, String)] = []) -> JSONValue {
             .number(Double(counter(label, dimensions)))

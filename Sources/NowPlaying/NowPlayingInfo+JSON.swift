@@ -3,7 +3,7 @@ import MediaJSON
 // MARK: - The published document
 
 extension NowPlayingInfo {
-    /// The `P/nowplaying` payload: CONTRACT.md's keys, the ones the item lacks omitted, and exactly
+    /// The `P/nowplaying` payload: topics.md's keys, the ones the item lacks omitted, and exactly
     /// `{"state":"stopped"}` when nothing is loaded.
     public var json: JSONValue {
         guard state != .stopped else { return ["state": "stopped"] }

@@ -1,4 +1,4 @@
-/// Where playback stands, as now playing shows it (CONTRACT `state`).
+/// Where playback stands, as now playing shows it (topics.md `state`).
 public enum PlaybackState: String, Sendable, Equatable {
     case playing, paused, stopped
     /// Paused by an interruption (the `interrupt` command); ready to resume when it ends.

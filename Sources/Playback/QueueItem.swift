@@ -40,7 +40,7 @@ public struct QueueItem: Sendable, Hashable, Identifiable {
     }
 }
 
-/// What happens at the end of an item (CONTRACT `repeatType`, S10: always a target state, never a toggle).
+/// What happens at the end of an item (topics.md `repeatType`, S10: always a target state, never a toggle).
 public enum RepeatMode: String, Sendable, CaseIterable, Codable {
     /// Play to the end of the queue, then stop.
     case off
@@ -50,7 +50,7 @@ public enum RepeatMode: String, Sendable, CaseIterable, Codable {
     case all
 }
 
-/// The order items play in (CONTRACT `shuffleType`).
+/// The order items play in (topics.md `shuffleType`).
 public enum ShuffleMode: String, Sendable, CaseIterable, Codable {
     /// The order the queue was given in.
     case off

@@ -30,7 +30,7 @@ struct ResumeBench: AsyncParsableCommand {
             // Real files behind the items: a restore leaves out entries whose local file is gone.
             let identifiers = try await database.pool.write { db -> [String] in
                 try db.execute(sql: "UPDATE item SET uri = replace(uri, 'file:///music/', ?) WHERE isPlayable",
-                               arguments: [music.absoluteString])
+                               arguments: [music.absoluteString.hasSuffix("/") ? music.absoluteString : music.absoluteString + "/"])
                 return try String.fetchAll(db, sql: "SELECT identifier FROM item WHERE isPlayable ORDER BY rowid")
             }
             for index in 0..<identifiers.count {

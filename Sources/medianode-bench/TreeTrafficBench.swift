@@ -9,7 +9,8 @@ import MediaNodeTesting
 
 /// What a dashboard subscribed to the whole content tree receives while one item plays steadily: an album
 /// track (its lists do not display progress) and a podcast episode (its feed does), each counted over the
-/// same window, with the position saved at the node's interval.
+/// same window, with the position saved at the node's interval. The window opens past the 5 s mark at
+/// which Recently Played lists the item: that one update is the start, not steady playback.
 ///
 /// The node runs in this process with its real transport, catalog file and GStreamer engine rendering into
 /// a `wav:` sink, over a generated album and a podcast feed read from a file.
@@ -36,10 +37,10 @@ struct TreeTrafficBench: AsyncParsableCommand {
         // The first track is played; the others only fill the lists.
         for (index, track) in AudioFixtures.album(count: tracks, seconds: 1, album: "Steady Album").enumerated() {
             var track = track
-            if index == 0 { track.seconds = seconds + 10 }
+            if index == 0 { track.seconds = seconds + 15 }
             try AudioFixtures.writeTone(track, in: music)
         }
-        let feed = try Self.writeFeed(in: directory, episodes: episodes, seconds: seconds + 10)
+        let feed = try Self.writeFeed(in: directory, episodes: episodes, seconds: seconds + 15)
 
         let broker = try MosquittoBroker()
         defer { broker.stop() }
@@ -76,13 +77,13 @@ struct TreeTrafficBench: AsyncParsableCommand {
         try? database.close()
     }
 
-    /// Plays the item at `indexPath`, lets its start settle, counts `seconds`, then pauses.
+    /// Plays the item at `indexPath`, lets its start and its 5 s mark pass, counts `seconds`, then pauses.
     static func measure(_ name: String, indexPath: String, seconds: Double, _ commander: Commander, _ listener: Listener) {
         guard commander.send("playItem", #"{"indexPath":\#(indexPath)}"#), commander.lastStatus?.hasPrefix("success") == true else {
             print("  \(name): playItem \(indexPath) failed: \(commander.lastStatus ?? "no reply")")
             return
         }
-        usleep(3_000_000)
+        usleep(6_000_000)
         let start = monotonicNanoseconds()
         usleep(useconds_t(seconds * 1e6))
         let end = monotonicNanoseconds()

@@ -3,7 +3,7 @@ import MediaJSON
 
 /// What the nodes' `P/metrics` say together: which nodes are stale and the fleet's sums.
 ///
-/// A node is stale when its last `P/metrics` timestamp is older than three intervals (CONTRACT.md
+/// A node is stale when its last `P/metrics` timestamp is older than three intervals (topics.md
 /// "Health"): a clustered broker may keep `online` retained for a node that is gone, so the timestamp,
 /// not the status, tells. A node never heard from counts from the rig's start.
 struct FleetHealth {

@@ -49,8 +49,8 @@ struct Load: Sendable {
             var attempts = 0
             while reply == nil, attempts < Self.attempts {
                 if attempts > 0 {
-                    // A command published while its node moves between brokers is lost (CONTRACT.md, "On a
-                    // clustered broker"): as a client that needs the answer does, the driver sends it again.
+                    // A command published while its node moves between brokers is lost (topics.md, "Several
+                    // brokers"): as a client that needs the answer does, the driver sends it again.
                     stats.resent("\(node): no reply to \(step.describe) within 5 s; sent again")
                 }
                 attempts += 1

@@ -99,7 +99,7 @@ final class Progress: Sendable {
     }
 }
 
-/// What the rig prints and writes: the fields CONTRACT.md "Fleet rig" names, and a few more.
+/// What the rig prints and writes: the fields the README's "Fleet rig" section names, and a few more.
 struct RigReport {
     let nodes: Int
     let online: Int

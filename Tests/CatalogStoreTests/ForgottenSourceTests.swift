@@ -30,7 +30,10 @@ struct ForgottenSourceTests {
         // As at a start with only the JSON catalog configured.
         let database = try temp.open()
         let before = try await allChildren(database, of: ContentItem.rootIdentifier).map(\.identifier)
-        #expect(before == [ContentItem.Section.podcasts, ContentItem.Section.radio, "\(kept.identifier)/json list"])
+        #expect(before == [
+            ContentItem.Section.podcasts, ContentItem.Section.radio, "\(kept.identifier)/json list",
+            ContentItem.Section.recent, ContentItem.Section.favorites,
+        ])
         let changes = database.changes()
         let removed = try await database.removeSources(notIn: [kept.identifier])
         #expect(removed.map(\.source.identifier) == [podcast.identifier, radio.identifier].sorted())
@@ -52,7 +55,8 @@ struct ForgottenSourceTests {
         try database.close()
         let reopened = try temp.open()
         #expect(try await reopened.sources().map(\.identifier) == [kept.identifier])
-        #expect(try await allChildren(reopened, of: ContentItem.rootIdentifier).map(\.title) == ["json list"])
+        #expect(try await allChildren(reopened, of: ContentItem.rootIdentifier).map(\.title)
+                == ["json list", "Recently Played", "Favorites"])
         #expect(try await reopened.item(identifier: stationID) == nil)
         #expect(try await reopened.search("radio", limit: 10).total == 0)
         #expect(try await reopened.search("json", limit: 10).total == 3)

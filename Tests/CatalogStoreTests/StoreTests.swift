@@ -6,7 +6,7 @@ import Testing
 
 @Suite("catalog store")
 struct StoreTests {
-    @Test("a new database is migrated and has an empty root")
+    @Test("a new database is migrated, and its root holds only Recently Played and Favorites")
     func migratesEmpty() async throws {
         let temp = try TemporaryCatalog()
         defer { temp.remove() }
@@ -14,11 +14,11 @@ struct StoreTests {
         let tables = try await database.pool.read { db in
             try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
         }
-        for table in ["source", "item", "child", "item_search", "artwork", "playback_position", "feedback", "local_file"] {
+        for table in ["source", "item", "child", "item_search", "artwork", "playback_position", "feedback", "local_file", "play_state", "play_queue"] {
             #expect(tables.contains(table), "missing table \(table)")
         }
         let applied = try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(applied.count == 9 && applied.last == "downloads", "\(applied)")
+        #expect(applied.count == 11 && applied.suffix(2) == ["play state", "listening history"], "\(applied)")
         // An item's parents are found through an index, not a scan of every child row.
         let details = try await database.pool.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT parent FROM child WHERE identifier = 'x'")
@@ -27,11 +27,13 @@ struct StoreTests {
         #expect(details.contains { $0.contains("INDEX child_by_identifier") }, "\(details)")
         let mode = try await database.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
-        #expect(try await database.childCount(of: ContentItem.rootIdentifier) == 0)
+        let listening = [ContentItem.Section.recent, ContentItem.Section.favorites]
+        #expect(try await database.sections().items.map(\.identifier) == listening)
+        #expect(try await database.sections().items.map(\.title) == ["Recently Played", "Favorites"])
         try database.close()
         // Reopening applies nothing again.
         let again = try temp.open()
-        #expect(try await again.childCount(of: ContentItem.rootIdentifier) == 0)
+        #expect(try await again.sections().items.map(\.identifier) == listening)
     }
 
     @Test("a version 1 catalog file upgrades in place: pages, search and scan state survive")
@@ -88,15 +90,17 @@ struct StoreTests {
         try await database.register(CatalogSource(kind: .local, location: "/music"))
         try await database.register(CatalogSource(kind: .podcast, location: "https://example.net/feed.xml"))
         let root = try await database.sections()
+        // Recently Played and Favorites come after the sources' sections.
         #expect(root.items.map(\.identifier) == [
             ContentItem.Section.library, ContentItem.Section.podcasts, ContentItem.Section.radio,
+            ContentItem.Section.recent, ContentItem.Section.favorites,
         ])
-        #expect(root.items.map(\.title) == ["Library", "Podcasts", "Radio"])
+        #expect(root.items.map(\.title) == ["Library", "Podcasts", "Radio", "Recently Played", "Favorites"])
         #expect(try await database.item(at: [1])?.identifier == ContentItem.Section.podcasts)
         let radio = CatalogSource(kind: .radio, location: "https://example.net/radio.m3u")
         let diff = try await database.remove(sourceIdentifier: radio.identifier)
         #expect(diff.removedContainers.contains(ContentItem.Section.radio))
-        #expect(try await database.sections().items.count == 2)
+        #expect(try await database.sections().items.count == 4)
     }
 
     @Test("children page by position at any offset and depth")
@@ -186,7 +190,9 @@ struct StoreTests {
 
         let same = try await database.replaceContent(of: source.identifier, with: retitled)
         #expect(same.isEmpty)
-        #expect(try await allChildren(database, of: ContentItem.rootIdentifier).map(\.title) == ["A", "B", "D"])
+        // A JSON catalog's nodes at the root come before the node's own sections.
+        #expect(try await allChildren(database, of: ContentItem.rootIdentifier).map(\.title)
+                == ["A", "B", "D", "Recently Played", "Favorites"])
         #expect(try await database.summary() == CatalogSummary(sources: 1, containers: 3, playables: 5))
     }
 

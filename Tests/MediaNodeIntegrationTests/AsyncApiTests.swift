@@ -153,15 +153,20 @@ final class AsyncApiTests {
 
     @Test("asyncapi.yaml is a well-formed AsyncAPI 3.0 document: references resolve, parameters match, schemas are valid")
     func documentIsWellFormed() throws {
-        let run = try ToolRun.capture("/usr/bin/python3", [
-            Self.root.appendingPathComponent("Tests/Fixtures/asyncapi_check.py").path,
-            Self.root.appendingPathComponent("asyncapi.yaml").path, "--document",
-        ])
+        let run = try Self.checkDocument("--document")
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains(" 0 problems"), "\(run.output)")
     }
 
     // MARK: - The checker
+
+    /// Runs the checker on asyncapi.yaml itself with `mode` (`--document`, `--command-fields`).
+    static func checkDocument(_ mode: String) throws -> (status: Int32, output: String) {
+        try ToolRun.capture("/usr/bin/python3", [
+            root.appendingPathComponent("Tests/Fixtures/asyncapi_check.py").path,
+            root.appendingPathComponent("asyncapi.yaml").path, mode,
+        ])
+    }
 
     struct MQTTMessageRecord {
         var topic: String

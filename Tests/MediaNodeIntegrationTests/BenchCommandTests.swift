@@ -71,8 +71,9 @@ struct BenchCommandTests {
         let output = try Self.run(["catalog-import", "--items", "2000", "--pages", "50"])
         let lines = output.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("catalog import: 2000 items") }, "\(output)")
-        // The root, the catalog's top container, its albums of 100 tracks.
-        for (depth, largest) in [(0, 1), (1, 20), (2, 100)] {
+        // The root (the catalog's top container, Recently Played and Favorites), the top container, its albums
+        // of 100 tracks.
+        for (depth, largest) in [(0, 3), (1, 20), (2, 100)] {
             #expect(lines.contains { $0.contains("depth \(depth) (") && $0.contains("up to \(largest) children") }, "\(output)")
         }
         let all = try #require(lines.firstIndex(of: "child page, all depths"), "\(output)")

@@ -129,11 +129,12 @@ struct CatalogServiceTests {
         }
         let event = try #require(Self.json(removed))
         #expect(event["removedItems"] == 3 && event["addedItems"] == 0 && event["location"] == .string(radioList.absoluteString))
-        // The tree's root ends up with the Podcasts section only, and the Radio section's node is cleared.
+        // The tree's root ends up with the Podcasts section and the node's own sections only, and the Radio
+        // section's node is cleared.
         _ = try await client.first(timeout: .seconds(15)) { message in
             guard message.topic == "\(configuration.prefix)/content/tree", let root = Self.json(message),
                 case let .array(children)? = root["children"] else { return false }
-            return children.map { $0["title"] } == [.string("Podcasts")]
+            return children.map { $0["title"] } == ["Podcasts", "Recently Played", "Favorites"]
         }
         #expect(try await database.sources().map(\.kind) == [.podcast])
         #expect(try await database.search("station", limit: 10).total == 0)

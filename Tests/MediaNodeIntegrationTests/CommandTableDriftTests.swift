@@ -10,10 +10,7 @@ import Testing
 struct CommandTableDriftTests {
     @Test("asyncapi.yaml has a channel for every command, with exactly the fields the command's entry declares")
     func asyncApiFields() throws {
-        let run = try ToolRun.capture("/usr/bin/python3", [
-            AsyncApiTests.root.appendingPathComponent("Tests/Fixtures/asyncapi_check.py").path,
-            AsyncApiTests.root.appendingPathComponent("asyncapi.yaml").path, "--command-fields",
-        ])
+        let run = try AsyncApiTests.checkDocument("--command-fields")
         #expect(run.status == 0, "\(run.output)")
         let documented = try JSONValue(parsing: Array(run.output.utf8))
         for command in CommandTable.all {

@@ -43,7 +43,8 @@ struct ContentRestartTests {
         // The old nodes were retained when the second run's client subscribed; now they are cleared.
         for path: [Int] in [[0, 1, 0], [0, 1, 1]] { _ = try await second.waitForNode(path) { $0 == nil } }
         let after = try await Self.retainedTree(second)
-        let upper: Set<[Int]> = [[], [0], [0, 0], [0, 1], [0, 2], [0, 3]]
+        // The root, Library and its lists, Recently Played and Favorites.
+        let upper: Set<[Int]> = [[], [0], [0, 0], [0, 1], [0, 2], [0, 3], [1], [2]]
         #expect(Set(after.keys) == Set(upper.map(second.topics.contentTree)), "retained: \(after.keys.sorted())")
         for payload in after.values { #expect(!payload.isEmpty) }
 

@@ -128,12 +128,15 @@ struct ContentTreeTests {
         await rig.stop()
     }
 
-    @Test("an empty catalog publishes a root with one status item saying why")
+    @Test("an empty catalog publishes a root of Recently Played and Favorites, each with one status item saying why")
     func emptyRootStatus() async throws {
         let rig = try await ContentRig.start(withLibrary: false)
         let root = try #require(try await rig.waitForNode([]) { $0 != nil })
-        #expect(root["childCount"] == 1)
-        let status = try #require(root["children"]?[0])
+        #expect(root["childCount"] == 2)
+        #expect(root["children"]?.arrayValue?.map { $0["identifier"] } == ["section:recent", "section:favorites"])
+        let section = try #require(try await rig.waitForNode([0]) { $0 != nil })
+        let status = try #require(section["children"]?[0])
+        #expect(section["childCount"] == 1 && status["identifier"] == "status:noMedia")
         #expect(status["isPlayable"] == false && status["isContainer"] == false)
         #expect(status["title"] == "Connect a USB drive")
         await rig.stop()

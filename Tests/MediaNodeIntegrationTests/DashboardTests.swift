@@ -18,7 +18,7 @@ extension RealEngineCommandTests {
         /// Page loads measured, each beside one of the floor page.
         static let renderRounds = 5
 
-        @Test("the fleet view lists 100 nodes; the node view browses, plays with artwork, pauses the node and shows refusals and a lost broker")
+        @Test("the fleet view lists 100 nodes; the node view browses, plays with artwork, pauses the node, shows it paused after a restart, and shows refusals and a lost broker")
         func dashboardDrivesNode() async throws {
             let directory = try AudioFixtures.makeTemporaryDirectory("dashboard")
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -42,10 +42,11 @@ extension RealEngineCommandTests {
             let watcher = try await ConnectedClient(broker: broker, subscribing: "\(prefix)/#")
             let wav = directory.appendingPathComponent("out.wav")
             let catalogURL = server.url("/catalog.json").absoluteString
-            let node = try NodeProcess(arguments: [
+            let arguments = [
                 "--broker", broker.url, "--node-id", "dash", "--audio-sink", "wav:" + wav.path,
                 "--library", directory.appendingPathComponent("music").path, "--catalog", catalogURL,
-                "--database", directory.appendingPathComponent("catalog.sqlite").path])
+                "--database", directory.appendingPathComponent("catalog.sqlite").path]
+            let node = try NodeProcess(arguments: arguments)
             defer { node.signal(SIGKILL) }
             let imported = try await watcher.client.first(timeout: .seconds(90)) { message in
                 guard message.topic == "\(prefix)/events", let event = try? JSONValue(parsing: message.payload) else { return false }
@@ -114,6 +115,21 @@ extension RealEngineCommandTests {
                 try FileManager.default.copyItem(at: screenshot, to: URL(fileURLWithPath: keep))
             }
 
+            // Recently Played and Favorites are tree nodes like the others: the page lists them at the top of
+            // the tree after the sources' nodes and opens them, Recently Played with the track once it has
+            // played 5 s, Favorites with its status item.
+            _ = try await watcher.client.first(timeout: .seconds(30)) { message in
+                guard message.topic.hasPrefix("\(prefix)/content/tree/"),
+                      let node = try? JSONValue(parsing: message.payload) else { return false }
+                return node["item"]?["identifier"] == "section:recent" && node["children"]?[0]?["title"] == "Tone 660"
+            }
+            let top = try await browser.browse([])
+            // Library and the remote catalog's node, then the two, then Downloads once anything was downloaded.
+            #expect(top.prefix(4) == ["Library", "Albums", "Recently Played", "Favorites"], "the top: \(top)")
+            #expect(top.dropFirst(4).allSatisfy { $0 == "Downloads" }, "the top: \(top)")
+            #expect(try await browser.browse(["Recently Played"]) == ["Tone 660"])
+            #expect(try await browser.browse(["Favorites"]) == ["Connect a USB drive"])
+
             // Pause from the page: now playing says paused, the WAV stops growing, the reply is shown.
             await watcher.client.clear()
             try await browser.click("#btn-playpause", showing: "Pause")
@@ -123,6 +139,24 @@ extension RealEngineCommandTests {
             #expect(!(try await wavGrows(wav)), "the WAV still grows after the page's pause")
             _ = try await browser.nowPlaying(title: "Tone 660", state: "paused")
             #expect(try await browser.text("#message") == "pause: success")
+
+            // The car switched off and on: after the restart the page shows the same track paused where it was,
+            // and the same queue (the node restores them; with nothing restored it would show stopped).
+            let pausedAt = try await browser.text("#np-elapsed")
+            node.signal(SIGTERM)
+            #expect(await node.waitForExit(timeout: .seconds(15)) == 0, "log: \(node.log.suffix(2000))")
+            await watcher.client.clear()
+            let restarted = try NodeProcess(arguments: arguments)
+            defer { restarted.signal(SIGKILL) }
+            _ = try await watcher.client.first(timeout: .seconds(60)) {
+                $0.topic == "\(prefix)/status" && String(decoding: $0.payload, as: UTF8.self) == "online"
+            }
+            let restored = try await watcher.client.first(timeout: .seconds(10)) { $0.topic == "\(prefix)/nowplaying" }
+            let restoredInfo = try JSONValue(parsing: restored.payload)
+            #expect(restoredInfo["state"] == "paused" && restoredInfo["title"] == "Tone 660", "\(restoredInfo.jsonString)")
+            _ = try await browser.nowPlaying(title: "Tone 660", state: "paused")
+            #expect(try await browser.text("#np-elapsed") == pausedAt)
+            #expect(try await browser.text("#queue-count") == "2 of 2")
 
             // A refused command's message reaches the person (an empty search is refused, with a reason).
             try await browser.click("#search-form button")

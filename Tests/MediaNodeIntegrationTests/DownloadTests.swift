@@ -90,8 +90,9 @@ struct DownloadTests {
         _ = try await rig.request("download", #"{"id":"d","identifier":"\#(identifier)"}"#, id: "d")
         try await rig.running.waitForEvent("downloadFinished", timeout: 20) { $0["type"] == "downloadFinished" }
         #expect(try await rig.database.downloadRecords().map(\.status) == [.downloaded])
-        // The root gained a Downloads section after Library and Podcasts, listing the copy.
-        let section = try await rig.waitForNode([2]) { node in
+        // The root gained a Downloads section after Library, Podcasts, Recently Played and Favorites, listing
+        // the copy.
+        let section = try await rig.waitForNode([4]) { node in
             guard case let .array(children)? = node?["children"] else { return false }
             return children.count == 1 && children[0]["identifier"] == .string(identifier)
         }
@@ -102,7 +103,7 @@ struct DownloadTests {
         #expect(left == ["partial"])
         #expect(try await rig.database.downloadRecords().map(\.status) == [.notDownloaded])
         // With nothing downloaded the section holds a status item (S25), never an empty list.
-        _ = try await rig.waitForNode([2]) { node in
+        _ = try await rig.waitForNode([4]) { node in
             guard case let .array(children)? = node?["children"] else { return false }
             return children.count == 1 && children[0]["identifier"] == "status:noMedia"
         }
@@ -169,8 +170,8 @@ struct DownloadTests {
         let identifier = try await Self.episodeIdentifier(rig.database)
         _ = try await rig.request("download", #"{"id":"d","identifier":"\#(identifier)"}"#, id: "d")
         try await rig.running.waitForEvent("downloadFinished", timeout: 20) { $0["type"] == "downloadFinished" }
-        // Podcasts [0], Downloads [1].
-        let listed = try await rig.waitForNode([1], timeout: .seconds(10)) { Self.firstChild($0) == identifier }
+        // Podcasts [0], Recently Played [1], Favorites [2], Downloads [3].
+        let listed = try await rig.waitForNode([3], timeout: .seconds(10)) { Self.firstChild($0) == identifier }
         #expect(listed != nil)
 
         server.put("/feed.xml", body: """
@@ -179,7 +180,7 @@ struct DownloadTests {
             """)
         let provider = try RemoteCatalogProvider(location: feed, fetcher: StandardCatalogFetcher())
         let report = await CatalogRefresher(database: rig.database).refresh(provider)
-        let section = try await rig.waitForNode([1], timeout: .seconds(10)) { Self.firstChild($0) == "status:noMedia" }
+        let section = try await rig.waitForNode([3], timeout: .seconds(10)) { Self.firstChild($0) == "status:noMedia" }
         #expect(section?["item"]?["identifier"] == "section:downloads", "refresh: \(report)")
         await rig.stop()
     }

@@ -44,8 +44,11 @@ struct EmptySectionTests {
                   let node = try? JSONValue(parsing: message.payload) else { return nil }
             return node["children"]?.arrayValue?.compactMap { $0["identifier"]?.stringValue }
         }
-        // Library, Podcasts and Radio, once each of their sources has been tried.
-        let wanted: [[Int]: String] = [[0]: "status:noMedia", [1]: "status:offline", [2]: "status:offline"]
+        // Library, Podcasts and Radio, once each of their sources has been tried; Recently Played and
+        // Favorites, empty on a fresh file, from the first publish on.
+        let wanted: [[Int]: String] = [
+            [0]: "status:noMedia", [1]: "status:offline", [2]: "status:offline", [3]: "status:noMedia", [4]: "status:noMedia",
+        ]
         let deadline = ContinuousClock.now + .seconds(30)
         var shown: [[Int]: [String]] = [:]
         while ContinuousClock.now < deadline {
@@ -53,7 +56,9 @@ struct EmptySectionTests {
             if wanted.allSatisfy({ shown[$0.key] == [$0.value] }) { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        #expect(await listed([]) == ["section:library", "section:podcasts", "section:radio"])
+        #expect(await listed([]) == [
+            "section:library", "section:podcasts", "section:radio", "section:recent", "section:favorites",
+        ])
         for (path, status) in wanted {
             #expect(shown[path] == [status], "section \(path) shows \(shown[path] ?? [])")
         }

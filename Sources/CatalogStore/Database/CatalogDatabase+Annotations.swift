@@ -80,12 +80,16 @@ extension CatalogDatabase {
             try db.execute(sql: "DELETE FROM feedback WHERE identifier = ?", arguments: [identifier])
             return
         }
+        // A mark keeps the time it was first made while it stays (a repeated like is a head unit's retry,
+        // not a newer mark); taking it back forgets the time.
         try db.execute(
             sql: """
-                INSERT INTO feedback (identifier, liked, disliked, bookmarked, rating, updatedAt)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO feedback (identifier, liked, disliked, bookmarked, rating, updatedAt, likedAt, bookmarkedAt)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, CASE WHEN ?2 THEN ?6 END, CASE WHEN ?4 THEN ?6 END)
                 ON CONFLICT(identifier) DO UPDATE SET liked = excluded.liked, disliked = excluded.disliked,
-                    bookmarked = excluded.bookmarked, rating = excluded.rating, updatedAt = excluded.updatedAt
+                    bookmarked = excluded.bookmarked, rating = excluded.rating, updatedAt = excluded.updatedAt,
+                    likedAt = CASE WHEN excluded.liked THEN coalesce(feedback.likedAt, excluded.likedAt) END,
+                    bookmarkedAt = CASE WHEN excluded.bookmarked THEN coalesce(feedback.bookmarkedAt, excluded.bookmarkedAt) END
                 """,
             arguments: [
                 identifier, feedback.liked, feedback.disliked, feedback.bookmarked, feedback.rating,

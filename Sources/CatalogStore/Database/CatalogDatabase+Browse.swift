@@ -11,6 +11,16 @@ extension CatalogDatabase: ContentCatalog {
         try readNow { db in try Self.item(identifier, in: db) }
     }
 
+    public func items(identifiers: [String]) async throws -> [String: ContentItem] {
+        try await pool.read { db in
+            var found: [String: ContentItem] = [:]
+            for identifier in identifiers {
+                if let item = try Self.item(identifier, in: db) { found[identifier] = item }
+            }
+            return found
+        }
+    }
+
     public func childCount(of containerIdentifier: String) async throws -> Int {
         try readNow { db in try Self.childCount(containerIdentifier, in: db) }
     }

@@ -206,7 +206,8 @@ extension CatalogDatabase {
     static let pendingPosition = 1 << 40
 
     /// Rewrites a shared container's positions densely: sections first in their fixed order, then each
-    /// source's nodes in (rank, source) order, keeping every source's own order.
+    /// source's nodes in (rank, source) order, keeping every source's own order, then the sections no
+    /// source fills (`trailingSections`).
     static func renumberMount(_ mount: String, in db: Database) throws {
         let rows = try Row.fetchAll(
             db,
@@ -227,7 +228,11 @@ extension CatalogDatabase {
     private static func sortKey(_ row: Row) -> SortKey {
         let owner: String? = row[1]
         guard let owner else {
-            let rank = sectionOrder.firstIndex(of: row[0]) ?? sectionOrder.count
+            let identifier: String = row[0]
+            if let rank = trailingSections.firstIndex(of: identifier) {
+                return SortKey(group: 2, rank: rank, owner: "", position: row[2])
+            }
+            let rank = sectionOrder.firstIndex(of: identifier) ?? sectionOrder.count
             return SortKey(group: 0, rank: rank, owner: "", position: row[2])
         }
         return SortKey(group: 1, rank: row[3] ?? 0, owner: owner, position: row[2])

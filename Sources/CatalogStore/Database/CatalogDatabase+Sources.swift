@@ -12,6 +12,11 @@ extension CatalogDatabase {
         ContentItem.Section.radio: "Radio",
     ]
     static let sectionOrder = [ContentItem.Section.library, ContentItem.Section.podcasts, ContentItem.Section.radio]
+    /// The node's own sections, after everything the sources put under the root (a JSON catalog mounts its
+    /// nodes there): the version 1 sections stay where they were, and these follow in this order.
+    static let trailingSections = [
+        ContentItem.Section.recent, ContentItem.Section.favorites, ContentItem.Section.downloads,
+    ]
 
     /// Adds a source (or updates its mount and rank), creating its section if needed; its content stays
     /// empty until the first successful refresh. Returns the change (a new section).

@@ -144,6 +144,7 @@ enum CatalogSchema {
         registerNodeSettings(in: &migrator)
         registerDownloads(in: &migrator)
         registerPlayState(in: &migrator)
+        registerListeningHistory(in: &migrator)
         return migrator
     }
 }
