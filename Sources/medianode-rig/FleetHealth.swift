@@ -28,7 +28,8 @@ struct FleetHealth {
             let timestamp = metrics?["timestamp"]?.stringValue.flatMap(Self.date(iso8601:)) ?? since
             let age = now.timeIntervalSince(timestamp)
             oldest = max(oldest ?? age, age)
-            if age > 3 * interval { stale.append(id) }
+            // The timestamp counts whole seconds: a report may look up to a second older than it is.
+            if age > 3 * interval + 1 { stale.append(id) }
             guard let metrics else { continue }
             reporting += 1
             for group in Self.summed {

@@ -71,6 +71,9 @@ extension RealEngineCommandTests {
             #expect(marked.contains("online") && marked.contains("stale"), "status cell: \(marked)")
             #expect(ContinuousClock.now - frozen < .seconds(6), "stale after \(ContinuousClock.now - frozen)")
             #expect(try await browser.text("#fleet-count") == "3 nodes, 3 online, 2 stale")
+            if let keep = ProcessInfo.processInfo.environment["MEDIANODE_DASHBOARD_HEALTH_SCREENSHOT"] {
+                try await browser.screenshot(to: URL(fileURLWithPath: keep))
+            }
             #expect(try await browser.consoleErrors().isEmpty)
             await fakes.disconnect()
         }

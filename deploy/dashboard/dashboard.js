@@ -189,11 +189,12 @@
   }
 
   /// A node whose P/metrics is older than three of its intervals is presumed gone (topics.md "Health"):
-  /// a clustered broker may keep its `online` retained after it died.
+  /// a clustered broker may keep its `online` retained after it died. The timestamp counts whole seconds,
+  /// so a report can look up to a second older than it is: that second is allowed for.
   function isStale(node, now) {
     const age = metricsAge(node, now);
     const interval = node.metrics && node.metrics.intervalSeconds;
-    return age !== null && interval > 0 && age > 3 * interval;
+    return age !== null && interval > 0 && age > 3 * interval + 1;
   }
 
   function formatAge(seconds) {
