@@ -75,6 +75,31 @@ final class MetricsIntegrationTests {
         broker.stop()
     }
 
+    @Test("a broker that dies moves the node to the next one: P/metrics there counts two connects and one fail-over")
+    func failoverCounted() async throws {
+        let first = try MosquittoBroker()
+        let second = try MosquittoBroker()
+        defer { second.stop() }
+        let client = try TestMQTTClient(brokerURL: second.url)
+        try await client.connect()
+        try await client.subscribeAndSettle("medianode/metrics3/metrics")
+        let node = try NodeProcess(arguments: [
+            "--broker", first.url, "--broker", second.url, "--failback-interval", "600", "--node-id", "metrics3",
+            "--audio-sink", "fake", "--metrics-interval", "1",
+            "--database", scratch.appendingPathComponent("metrics3.sqlite").path,
+        ])
+        #expect(await node.waitForLog("connected to \(first.url)"), "\(node.log)")
+        first.kill()
+        let moved = try await client.first(timeout: .seconds(30)) {
+            guard $0.topic == "medianode/metrics3/metrics", let document = try? JSONValue(parsing: $0.payload) else { return false }
+            return document["broker"]?["connects"] == 2
+        }
+        #expect(try JSONValue(parsing: moved.payload)["broker"]?["failovers"] == 1, "\(String(decoding: moved.payload, as: UTF8.self))")
+        node.signal(SIGTERM)
+        _ = await node.waitForExit()
+        await client.disconnect()
+    }
+
     @Test("a real Prometheus scrapes --metrics-listen and its query API shows the command counter P/metrics gives")
     func scrapedByPrometheus() async throws {
         let prometheus = "/usr/bin/prometheus"
