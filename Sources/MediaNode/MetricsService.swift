@@ -64,6 +64,9 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
     private let errors: Counter
     /// Since when the audio plays, while it does.
     private let playingSince = Mutex<ContinuousClock.Instant?>(nil)
+    /// Each (re)connection, after which `online` is said again and `P/metrics` follows it at once.
+    private let connections: AsyncStream<Void>
+    private let connectionContinuation: AsyncStream<Void>.Continuation
     /// Intervals between quantile updates when only the scrape asks for them.
     static let defaultInterval = Duration.seconds(60)
 
@@ -79,7 +82,12 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
         secondsPlayed = FloatingPointCounter(label: MetricName.secondsPlayed, factory: backend)
         stalls = Counter(label: MetricName.stalls, factory: backend)
         errors = Counter(label: MetricName.playbackErrors, factory: backend)
+        (connections, connectionContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
+
+    /// The transport is (again) on a broker and says `online` there: fresh figures follow it, not the copy
+    /// marked up to an interval ago. Returns at once.
+    func connected() { connectionContinuation.yield() }
 
     var factory: any MetricsFactory { backend }
 
@@ -90,9 +98,15 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
             await ready.wait()
             let interval = settings.interval ?? Self.defaultInterval
             if settings.interval != nil { publish() }
-            while !Task.isCancelled {
-                do { try await Task.sleep(for: interval) } catch { return }
-                if settings.interval != nil { publish() } else { backend.closeInterval() }
+            await withDiscardingTaskGroup { group in
+                if settings.interval != nil {
+                    group.addTask { for await _ in self.connections { self.publish() } }
+                }
+                while !Task.isCancelled {
+                    do { try await Task.sleep(for: interval) } catch { break }
+                    if settings.interval != nil { publish() } else { backend.closeInterval() }
+                }
+                group.cancelAll()
             }
         }
     }
