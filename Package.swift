@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // MARK: - C libraries at the edge
@@ -79,7 +81,10 @@ let package = Package(
         // MARK: - Transport
         .target(
             name: "MQTTTransport",
-            dependencies: ["CMosquitto", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CMosquitto", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -113,14 +118,27 @@ let package = Package(
 
         .target(name: "Artwork", dependencies: ["CGdkPixbuf"], swiftSettings: swiftSettings),
 
+        /// The node's health figures: a swift-metrics backend of its own per node (a rig runs a thousand in
+        /// one process), rendered as `P/metrics` JSON and, through swift-prometheus, as Prometheus text.
+        .target(
+            name: "NodeMetrics",
+            dependencies: [
+                "MediaJSON",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: - The node that wires them
         .target(
             name: "MediaNode",
             dependencies: [
                 "MQTTTransport", "MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree",
-                "CatalogStore", "GStreamerAudio", "Artwork",
+                "CatalogStore", "GStreamerAudio", "Artwork", "NodeMetrics",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -130,6 +148,7 @@ let package = Package(
             name: "medianode",
             dependencies: [
                 "MediaNode", "MediaJSON", "Playback", "RemoteCommands", "MQTTTransport", "CatalogStore", "GStreamerAudio", "CMalloc",
+                "NodeMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -140,7 +159,8 @@ let package = Package(
             name: "medianode-bench",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
-                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", .product(name: "GRDB", package: "GRDB.swift"),
+                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", "NodeMetrics",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -151,7 +171,7 @@ let package = Package(
         .executableTarget(
             name: "medianode-rig",
             dependencies: [
-                "MediaNode", "MQTTTransport", "CatalogStore", "ContentTree", "Playback", "MediaJSON",
+                "MediaNode", "MQTTTransport", "CatalogStore", "ContentTree", "Playback", "MediaJSON", "NodeMetrics",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -178,6 +198,7 @@ let package = Package(
             name: "MediaNodeTests",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "ContentTree", "Playback",
+                "NodeMetrics", .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -201,7 +222,8 @@ let package = Package(
             name: "MediaNodeIntegrationTests",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "ContentTree",
-                "CatalogStore", "GStreamerAudio", "Playback", "NowPlaying", .product(name: "Logging", package: "swift-log"),
+                "CatalogStore", "GStreamerAudio", "Playback", "NowPlaying", "NodeMetrics",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -30,6 +30,8 @@ packages=(
   python3-yaml python3-jsonschema
   # Fault tests: throwaway TLS certificates for the broker example, immutable files (chattr)
   openssl e2fsprogs
+  # Health metrics: a real Prometheus scrapes a node's --metrics-listen in the integration tests
+  prometheus
   # A clustered MQTT broker for the fleet rig and the failover test: NATS with JetStream keeps retained
   # messages replicated across members (deploy/cluster/)
   nats-server

@@ -155,7 +155,9 @@ extension MQTTClient {
             return
         }
         let sessionPresent = flags & 1 != 0
-        let (failures, announce) = state.withLock { state in
+        let (failures, announce, movedBroker) = state.withLock { state in
+            let movedBroker = state.lastAcceptedBrokerIndex.map { $0 != state.brokerIndex } ?? false
+            state.lastAcceptedBrokerIndex = state.brokerIndex
             state.isConnected = true
             state.wasAccepted = true
             state.connectedAt = .now
@@ -175,7 +177,11 @@ extension MQTTClient {
                 }
             }
             state.isAnnounced = state.awaitingGrants.isEmpty
-            return (failures, state.isAnnounced)
+            return (failures, state.isAnnounced, movedBroker)
+        }
+        if let metrics = configuration.connectionMetrics {
+            metrics.connects.increment()
+            if movedBroker { metrics.failovers.increment() }
         }
         logger.info("connected to \(broker) as '\(configuration.clientID)' (MQTT \(configuration.protocolVersion.rawValue))")
         for failure in failures { logger.error("\(failure)") }

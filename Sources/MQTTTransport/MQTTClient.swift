@@ -56,6 +56,8 @@ public final class MQTTClient: Sendable {
         var brokerIndex = 0
         /// Whether the broker accepted the current connection (CONNACK success).
         var wasAccepted = false
+        /// The broker of the last connection accepted, for counting fail-overs.
+        var lastAcceptedBrokerIndex: Int?
         /// Counts connections, so a fail-back probe's answer is applied to the connection that asked.
         var connectionGeneration = 0
         var isProbingFirstBroker = false

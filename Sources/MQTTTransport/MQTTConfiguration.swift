@@ -1,3 +1,5 @@
+import CoreMetrics
+
 /// The MQTT protocol revision spoken to the broker.
 public enum MQTTProtocolVersion: String, Sendable, CaseIterable {
     case v5 = "5"
@@ -49,6 +51,8 @@ public struct MQTTConfiguration: Sendable {
     public var subscriptions: [String: Int]
     /// While connected to any broker but the first, how often the first is tried.
     public var failbackInterval: Duration
+    /// Where accepted connections are counted, when the owner counts them.
+    public var connectionMetrics: MQTTConnectionMetrics?
 
     public init(
         broker: BrokerURL, clientID: String, protocolVersion: MQTTProtocolVersion = .v5, keepAlive: Int = 30,
@@ -76,4 +80,18 @@ public struct MQTTConfiguration: Sendable {
 
     /// The first (preferred) broker.
     public var broker: BrokerURL { brokers[0] }
+}
+
+/// The counters a client adds to as its connections come up: the owner makes them, with its own names
+/// and metrics factory, and reads them back.
+public struct MQTTConnectionMetrics: Sendable {
+    /// Every connection a broker accepted, the first included.
+    public var connects: Counter
+    /// Every accepted connection to another broker than the last accepted one (fail-over or fail-back).
+    public var failovers: Counter
+
+    public init(connects: Counter, failovers: Counter) {
+        self.connects = connects
+        self.failovers = failovers
+    }
 }

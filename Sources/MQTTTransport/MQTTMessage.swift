@@ -26,13 +26,17 @@ public struct MQTTMessage: Sendable {
     public var qos: Int
     public var retain: Bool
     public var properties: MQTTProperties
+    /// When the message reached this process: a reply's latency is counted from here.
+    public var receivedAt: ContinuousClock.Instant
 
-    public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false, properties: MQTTProperties = .init()) {
+    public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false, properties: MQTTProperties = .init(),
+                receivedAt: ContinuousClock.Instant = .now) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.retain = retain
         self.properties = properties
+        self.receivedAt = receivedAt
     }
 }
 

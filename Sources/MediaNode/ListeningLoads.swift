@@ -72,7 +72,8 @@ struct ListeningLoads {
             load = sounding
         case let .trackEnded(identifier, _, _):
             if load?.identifier == identifier { load?.update(isPlaying: false, at: now) }
-        case .error:
+        case .error, .stalled:
+            // A stall leaves the state playing: its seconds count as the snapshot says, like a seek's.
             break
         }
     }

@@ -43,7 +43,10 @@ extension Node {
         let ticket = catalogInfo.takeTicket()
         do {
             let summary = try await catalog.summary()
-            if catalogInfo.store(summary, ticket: ticket) { publishInfo() }
+            if catalogInfo.store(summary, ticket: ticket) {
+                catalogPlayables.record(summary.playables)
+                publishInfo()
+            }
         } catch is CancellationError {
             return
         } catch {

@@ -82,8 +82,11 @@ extension Node {
             guard !containers.isEmpty else { return }
             content.mark(CatalogDiff(changedContainers: containers, updatedItems: 1))
         case let .finished(identifier, bytes):
+            downloadMetrics.finished.increment()
+            downloadMetrics.bytes.increment(by: Int64(bytes))
             publishEvent(["type": "downloadFinished", "identifier": .string(identifier), "bytes": .number(Double(bytes))])
         case let .failed(identifier, message):
+            downloadMetrics.failed.increment()
             publishEvent(["type": "downloadFailed", "identifier": .string(identifier), "message": .string(message)])
         }
     }

@@ -34,7 +34,8 @@ protocol CommandAnswering: Sendable {
     func answerAtOnce(_ message: MQTTMessage) -> Bool
     /// Performs one message and answers it; `settled` is false when its deadline answered it already.
     func handle(_ message: MQTTMessage, settled: () -> Bool) async
-    func send(_ reply: CommandReply, to request: MQTTProperties)
+    /// Sends the one reply `request` gets.
+    func send(_ reply: CommandReply, to request: MQTTMessage)
     func answerOverdue(_ entry: ReplyDeadlines.Entry, after limit: Duration)
     func refuseWhileShuttingDown(_ message: MQTTMessage)
 }
@@ -56,8 +57,8 @@ final class InboundLanes: Sendable {
     private let content: AsyncStream<MQTTMessage>.Continuation
     private let contentMessages: AsyncStream<MQTTMessage>
     /// Replies that wait for their command's work to finish (playItem: until audio plays).
-    private let later: AsyncStream<(reply: CommandReply, request: MQTTProperties)>.Continuation
-    private let laterReplies: AsyncStream<(reply: CommandReply, request: MQTTProperties)>
+    private let later: AsyncStream<(reply: CommandReply, request: MQTTMessage)>.Continuation
+    private let laterReplies: AsyncStream<(reply: CommandReply, request: MQTTMessage)>
     /// Content messages routed to the content lane and not yet answered.
     private let contentBacklog = Mutex(0)
     private let isOpen = Atomic(true)
@@ -132,7 +133,7 @@ final class InboundLanes: Sendable {
     }
 
     /// Sends `reply` once its work has finished; the lane moves on meanwhile.
-    func answerLater(_ reply: CommandReply, to request: MQTTProperties) {
+    func answerLater(_ reply: CommandReply, to request: MQTTMessage) {
         later.yield((reply, request))
     }
 
@@ -158,7 +159,7 @@ extension Node {
               let reply = commandCenter.answerImmediately(
                 name: name, payload: message.payload, maximumPayload: configuration.maximumPayload)
         else { return false }
-        send(reply, to: message.properties)
+        send(reply, to: message)
         return true
     }
 
@@ -173,9 +174,9 @@ extension Node {
                 logger.warning("\(name) finished after its reply deadline; its result (\(reply.result.status.rawValue)) was not sent")
                 return
             }
-            guard reply.result.deferred != nil else { return send(reply, to: message.properties) }
+            guard reply.result.deferred != nil else { return send(reply, to: message) }
             // Answered when its work finishes (playItem: once audio plays); the lane moves on meanwhile.
-            inbound.answerLater(reply, to: message.properties)
+            inbound.answerLater(reply, to: message)
         } else if message.topic == topics.context {
             await handleContext(message.payload)
         }
@@ -187,7 +188,7 @@ extension Node {
         guard let name = topics.commandName(in: message.topic) else { return }
         send(CommandReply(id: requestID(of: message, name: name), command: name,
                           result: .failed("not performed: the node is shutting down")),
-             to: message.properties)
+             to: message)
     }
 
     /// The `id` a request carries, for a reply the command's handler does not make.
@@ -205,11 +206,13 @@ extension Node {
         let message = entry.started
             ? "the audio engine did not finish within \(limit); the command may still take effect"
             : "not performed: the player was busy with an earlier command for \(limit)"
-        send(CommandReply(id: id, command: name, result: .failed(message)), to: entry.message.properties)
+        send(CommandReply(id: id, command: name, result: .failed(message)), to: entry.message)
     }
 
-    /// Sends the one reply a request gets: on `P/result`, and on its response topic when it named one.
-    func send(_ reply: CommandReply, to request: MQTTProperties) {
+    /// Sends the one reply a request gets: on `P/result`, and on its response topic when it named one;
+    /// counted by status, with its time since the request arrived.
+    func send(_ reply: CommandReply, to message: MQTTMessage) {
+        let request = message.properties
         // What the command changed in the retained state goes out first: a client that reads a topic on
         // the reply sees the new state.
         retained.flush()
@@ -231,6 +234,7 @@ extension Node {
         } catch {
             logger.warning("could not send the reply to \(reply.command): \(error)")
         }
+        commandMetrics.answered(reply.result.status, receivedAt: message.receivedAt)
     }
 
     func handleContext(_ payload: [UInt8]) async {

@@ -130,6 +130,9 @@ extension Node: PlaybackStopping, PlaybackFollower {
                 "type": "error", "identifier": JSONValue(identifier), "kind": .string(error.kind.rawValue),
                 "message": .string(error.message),
             ])
+        case .stalled:
+            // Counted in `P/metrics`; the contract has no event for it, and a flaky stream would flood one.
+            break
         }
     }
 

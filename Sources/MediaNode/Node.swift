@@ -1,4 +1,5 @@
 import Artwork
+import CoreMetrics
 import CatalogStore
 import ContentTree
 import Foundation
@@ -7,6 +8,7 @@ import MQTTTransport
 import Playback
 import RemoteCommands
 import MediaJSON
+import NodeMetrics
 
 /// The node: wires the transport to the command center and publishes the retained state of the contract.
 ///
@@ -58,6 +60,13 @@ public final class Node: Sendable {
     let queueItems: QueueItemMaker
     /// The play state across restarts, when the node plays and has a catalog file to keep it in.
     let resumeStore: ResumeStore?
+    /// `P/metrics` and the Prometheus text, when the node publishes them.
+    let metricsService: MetricsService?
+    /// Counts replies by status and their latency (no-ops without metrics).
+    let commandMetrics: CommandMetrics
+    let downloadMetrics: DownloadMetrics
+    /// The catalog's playable items, set after each catalog summary.
+    let catalogPlayables: CoreMetrics.Recorder
     /// Recently Played and Favorites, when the node has a catalog file to keep them.
     let listeningHistory: ListeningHistory?
     /// Turns `vehicleSpeed` in each context into the controller's speed gain.
@@ -71,12 +80,14 @@ public final class Node: Sendable {
     ///   - retainedMemory: which tree topics earlier runs left retained; without it a restart cannot clear
     ///     the ones no longer in the tree.
     ///   - listeningHistory: where Recently Played and Favorites are kept; without it the node has neither.
+    ///   - metrics: the node's metrics backend, when its MQTT client counts into it too; a node whose
+    ///     configuration asks for metrics makes its own otherwise.
     public init(configuration: NodeConfiguration, transport: any MessageTransport, engine: (any AudioEngine)? = nil,
                 catalog: (any ContentCatalog)? = nil, artworkStore: (any ArtworkStore)? = nil,
                 retainedMemory: (any RetainedTopicMemory)? = nil, volumeMemory: (any VolumeMemory)? = nil,
                 playStateMemory: (any PlayStateMemory)? = nil, commandCenter: RemoteCommandCenter? = nil,
                 downloads: DownloadManager? = nil, listeningHistory: (any ListeningHistoryStore)? = nil,
-                logger: Logger = Logger(label: "medianode")) {
+                metrics: NodeMetricsBackend? = nil, logger: Logger = Logger(label: "medianode")) {
         self.configuration = configuration
         let commandsReady = Latch()
         self.commandsReady = commandsReady
@@ -106,6 +117,18 @@ public final class Node: Sendable {
             logger: logger)
         self.startedAt = Date()
         self.speedGain = VehicleSpeedGain(dbPer100: configuration.speedVolume, logger: logger)
+        if configuration.metrics.isEnabled || metrics != nil {
+            self.metricsService = MetricsService(
+                backend: metrics ?? NodeMetricsBackend(), settings: configuration.metrics, retained: retained,
+                topic: configuration.topics.metrics, ready: commandsReady,
+                catalogFile: catalog == nil ? nil : configuration.databasePath, logger: logger)
+        } else {
+            self.metricsService = nil
+        }
+        let recording: any MetricsRecording = metricsService ?? NoMetrics()
+        self.commandMetrics = CommandMetrics(factory: recording.factory)
+        self.downloadMetrics = DownloadMetrics(factory: recording.factory)
+        self.catalogPlayables = CoreMetrics.Recorder(label: MetricName.catalogPlayables, factory: recording.factory)
         self.inbound = InboundLanes(replyDeadline: configuration.replyDeadline)
         let loudness = (catalog as? CatalogDatabase).map { CatalogLoudness(database: $0) }
         self.playback = engine.map {
@@ -131,14 +154,15 @@ public final class Node: Sendable {
     /// A node on the SQLite catalog cache, which is also where its pictures and retained topics are kept.
     public convenience init(configuration: NodeConfiguration, transport: any MessageTransport,
                             engine: (any AudioEngine)? = nil, catalog: CatalogDatabase,
-                            commandCenter: RemoteCommandCenter? = nil, logger: Logger = Logger(label: "medianode")) {
+                            commandCenter: RemoteCommandCenter? = nil, metrics: NodeMetricsBackend? = nil,
+                            logger: Logger = Logger(label: "medianode")) {
         self.init(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
                   artworkStore: catalog, retainedMemory: catalog, volumeMemory: catalog, playStateMemory: catalog,
                   commandCenter: commandCenter,
                   downloads: DownloadManager(
                     directory: configuration.downloads.directory(besideDatabase: catalog.path), store: catalog,
                     logger: logger),
-                  listeningHistory: catalog, logger: logger)
+                  listeningHistory: catalog, metrics: metrics, logger: logger)
     }
 
     var topics: TopicLayout { configuration.topics }

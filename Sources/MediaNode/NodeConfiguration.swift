@@ -44,6 +44,8 @@ public struct NodeConfiguration: Sendable {
     /// The `medianode` executable whose `catalog measure` measures untagged files in the background; nil
     /// measures nothing (items without tags then play unlevelled).
     public var loudnessMeasurer: String?
+    /// `P/metrics` and the Prometheus text; off unless asked for (the daemon's default is 60 s).
+    public var metrics = MetricsSettings()
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), fallbackBrokers: [BrokerURL] = [],

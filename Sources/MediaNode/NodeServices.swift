@@ -23,6 +23,8 @@ extension Node {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: TransportService(session: self, retained: retained), serviceName: "Transport"),
         ]
+        // Right after the transport, so it stops just before it: its figures go out while connected.
+        if let metricsService { services.append(.init(service: metricsService, serviceName: "Metrics")) }
         // Before now playing, which tells it what plays, so it stops after it; with no audio it still keeps
         // its lists in line with the catalog.
         if let listeningHistory { services.append(.init(service: listeningHistory, serviceName: "ListeningHistory")) }
@@ -35,7 +37,7 @@ extension Node {
             services.append(.init(
                 service: NowPlayingService(
                     ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: self,
-                    observers: [resumeStore as (any PlaybackObserver)?, listeningHistory].compactMap { $0 }),
+                    observers: [resumeStore as (any PlaybackObserver)?, listeningHistory, metricsService].compactMap { $0 }),
                 serviceName: "NowPlaying"))
         }
         if let content, let catalog {

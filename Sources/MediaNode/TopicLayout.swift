@@ -18,6 +18,7 @@ public struct TopicLayout: Sendable, Equatable {
     public var result: String { "\(prefix)/result" }
     public var events: String { "\(prefix)/events" }
     public var context: String { "\(prefix)/context" }
+    public var metrics: String { "\(prefix)/metrics" }
     public var commandFilter: String { "\(prefix)/cmd/+" }
     public var contentTree: String { "\(prefix)/content/tree" }
 

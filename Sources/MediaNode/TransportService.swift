@@ -86,6 +86,7 @@ extension Node {
             switch event {
             case .connected:
                 retained.connected(first: [topics.status, topics.info, topics.commands])
+                metricsService?.connected()
             case let .disconnected(reason):
                 retained.disconnected()
                 logger.debug("transport disconnected: \(reason)")

@@ -27,6 +27,13 @@ extension PlaybackController {
                 guard state == .playing else { break }
                 await reanchor()
                 publish()
+            case let .buffering(token, percent) where token == currentToken:
+                // A stream that ran dry while it played: counted once per stall, not per buffering message.
+                let starved = percent < 100
+                if starved, !isStalled, currentStarted, state == .playing, let item = queue.currentItem {
+                    emit(.stalled(identifier: item.identifier))
+                }
+                isStalled = starved
             default:
                 // Other state changes and buffering: the controller's own state is authoritative, since it
                 // changes only through its operations; stale tokens land here too.

@@ -25,6 +25,8 @@ public actor PlaybackController {
     var currentToken: PlaybackToken?
     /// Whether the current load has produced audio (streamStarted seen).
     var currentStarted = false
+    /// Whether the current load is refilling its buffer after it ran dry (a stall), until it is full again.
+    var isStalled = false
     /// The item the engine will switch to gaplessly, by original index.
     var preloaded: (token: PlaybackToken, originalIndex: Int)?
     /// An original index whose preload failed; not preloaded again until the current item changes.

@@ -19,4 +19,6 @@ public enum PlaybackEvent: Sendable, Equatable {
     case trackEnded(identifier: String, reason: TrackEndReason, position: Double)
     /// An item failed (then the controller skipped it) or the audio output was lost.
     case error(identifier: String?, AudioError)
+    /// The item ran out of data while it played and waits for its buffer to fill (a network stream).
+    case stalled(identifier: String)
 }

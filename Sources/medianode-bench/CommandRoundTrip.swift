@@ -5,10 +5,12 @@ import Logging
 import MQTTTransport
 import MediaNode
 import MediaNodeTesting
+import NodeMetrics
 import Playback
 
 /// Round trip of a trivial command through the node, beside a bare request/response between two plain
-/// libmosquitto clients through the same broker (the floor).
+/// libmosquitto clients through the same broker (the floor), and through a second node that counts its
+/// health metrics (P/metrics every second), to show what counting costs the command path.
 struct CommandRoundTrip: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "round-trip", abstract: "Command -> reply latency through the node vs two bare clients.")
@@ -45,23 +47,36 @@ struct CommandRoundTrip: AsyncParsableCommand {
         let node = Node(configuration: configuration, transport: try MQTTClient(configuration: configuration.mqttConfiguration),
                         engine: InMemoryAudioEngine(clock: SystemPlaybackClock()))
         let nodeTask = Task { await node.run() }
+        // The same node with its health metrics on, publishing P/metrics every second of the run.
+        var metered = NodeConfiguration(broker: url, nodeID: "bench-metrics", databasePath: ":memory:", audioSink: "fake")
+        metered.metrics = MetricsSettings(interval: .seconds(1))
+        let metrics = NodeMetricsBackend()
+        let meteredNode = Node(
+            configuration: metered, transport: try MQTTClient(configuration: metered.mqttConfiguration(metrics: metrics)),
+            engine: InMemoryAudioEngine(clock: SystemPlaybackClock()), metrics: metrics)
+        let meteredTask = Task { await meteredNode.run() }
 
-        let requester = try Requester(url: url, replyTopics: ["bench/reply", configuration.topics.result])
+        let requester = try Requester(
+            url: url, replyTopics: ["bench/reply", configuration.topics.result, metered.topics.result])
         try await Task.sleep(for: .milliseconds(500))
 
-        let nodeTopic = configuration.topics.command(command)
         let body = Array(payload.utf8)
         let (requests, warmup) = (requests, warmup)
-        let (nodeSamples, floorSamples) = await onDedicatedThread {
-            requester.measureInterleaved(
-                subject: nodeTopic, floor: "bench/request", payload: body, count: requests, warmup: warmup, block: 500)
+        let topics = [configuration.topics.command(command), metered.topics.command(command), "bench/request"]
+        let samples = await onDedicatedThread {
+            requester.measureInterleaved(topics: topics, payload: body, count: requests, warmup: warmup, block: 500)
         }
         report("Command round trip, QoS 1 request and reply, one in flight (\(requests) each):",
-               subject: ("through medianode (\(command))", nodeSamples),
-               floor: ("floor: bare request/response, two clients", floorSamples))
+               subject: ("through medianode (\(command))", samples[0]),
+               floor: ("floor: bare request/response, two clients", samples[2]))
+        report("The same node with its health metrics on (P/metrics every second), in the same run:",
+               subject: ("through medianode, metrics on", samples[1]),
+               floor: ("through medianode, metrics off", samples[0]))
 
         await node.shutdown()
         await nodeTask.value
+        await meteredNode.shutdown()
+        await meteredTask.value
         await requester.client.shutdown()
         await responder.shutdown()
     }
@@ -97,18 +112,24 @@ final class Requester: @unchecked Sendable {
     /// Blocks the calling thread: call it from `onDedicatedThread`.
     func measureInterleaved(subject: String, floor: String, payload: [UInt8], count: Int, warmup: Int, block: Int)
         -> (subject: LatencySamples, floor: LatencySamples) {
-        var subjectSamples = LatencySamples()
-        var floorSamples = LatencySamples()
-        _ = measure(topic: subject, payload: payload, count: warmup)
-        _ = measure(topic: floor, payload: payload, count: warmup)
+        let samples = measureInterleaved(topics: [subject, floor], payload: payload, count: count, warmup: warmup, block: block)
+        return (samples[0], samples[1])
+    }
+
+    /// Measures each topic in turn, in blocks, so machine noise hits them alike; one sample list per topic.
+    /// Blocks the calling thread: call it from `onDedicatedThread`.
+    func measureInterleaved(topics: [String], payload: [UInt8], count: Int, warmup: Int, block: Int) -> [LatencySamples] {
+        var samples = [LatencySamples](repeating: LatencySamples(), count: topics.count)
+        for topic in topics { _ = measure(topic: topic, payload: payload, count: warmup) }
         var done = 0
         while done < count {
             let size = min(block, count - done)
-            subjectSamples.values += measure(topic: subject, payload: payload, count: size).values
-            floorSamples.values += measure(topic: floor, payload: payload, count: size).values
+            for (index, topic) in topics.enumerated() {
+                samples[index].values += measure(topic: topic, payload: payload, count: size).values
+            }
             done += size
         }
-        return (subjectSamples, floorSamples)
+        return samples
     }
 
     /// Blocks the calling thread: call it from `onDedicatedThread`.

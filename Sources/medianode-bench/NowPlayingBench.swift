@@ -25,6 +25,9 @@ struct NowPlayingBench: AsyncParsableCommand {
     @Option(help: "Seconds of each generated track.") var trackSeconds = 0.5
     @Option(help: "nextTrack requests measured, for the node and for the floor.") var skips = 100
     @Option(help: "Repetitions of each artwork picture, for the node's processor and for the floor.") var pictures = 20
+    @Option(name: .customLong("metrics-interval"),
+            help: "The node's P/metrics interval in seconds, as the daemon's flag (default 60; 0: none); steady playback then shows it.")
+    var metricsInterval = 60.0
 
     func run() async throws {
         LoggingSystem.bootstrap { label in
@@ -42,9 +45,10 @@ struct NowPlayingBench: AsyncParsableCommand {
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
         let wav = directory.appendingPathComponent("out.wav")
-        let configuration = NodeConfiguration(
+        var configuration = NodeConfiguration(
             broker: url, nodeID: "bench-np", libraries: [setup.library.path], databasePath: setup.databasePath,
             audioSink: "wav:\(wav.path)")
+        configuration.metrics.interval = metricsInterval > 0 ? .milliseconds(Int(metricsInterval * 1000)) : nil
         let database = try CatalogDatabase(path: setup.databasePath)
         let engine = try GStreamerEngine(sink: configuration.audioSink)
         let node = Node(configuration: configuration, transport: try MQTTClient(configuration: configuration.mqttConfiguration),

@@ -10,6 +10,8 @@ struct WatchedNode {
     var saidOnline = false
     var nowPlaying: JSONValue?
     var volume: JSONValue?
+    /// The node's last `P/metrics`, the newest by its timestamp.
+    var metrics: JSONValue?
     /// When a now playing or volume document last reached the driver (an older copy turned away excepted).
     var stateArrivedAt: ContinuousClock.Instant?
     /// Whether the node's now playing and volume reached the driver live, as the node published them.
@@ -26,6 +28,9 @@ struct Waiter {
 /// Every node's view, shared with the clients' network threads.
 final class Watched: Sendable {
     let state: Mutex<[String: WatchedNode]>
+    /// The last `P/metrics` of nodes under the prefix that are not the rig's own (a daemon beside it): the
+    /// report shows them stale too, while nothing else of theirs is driven or checked.
+    let others = Mutex<[String: JSONValue]>([:])
     init(_ nodes: [String: WatchedNode]) { state = Mutex(nodes) }
 }
 
@@ -66,7 +71,7 @@ final class Driver: Sendable {
         self.clients = clients
     }
 
-    static let watchedTopics = ["status", "nowplaying", "volume", "result"]
+    static let watchedTopics = ["status", "nowplaying", "volume", "result", "metrics"]
 
     func start() {
         for client in clients { client.start() }
@@ -138,6 +143,19 @@ final class Driver: Sendable {
                 state[node]?.stateArrivedAt = .now
                 if !message.retain { state[node]?.heardLive = true }
             }
+        case "metrics":
+            guard let value = try? JSONValue(parsing: message.payload) else { return }
+            // ISO 8601 in UTC compares as text: a late copy from a lagging member never wins.
+            func isNewer(than held: JSONValue?) -> Bool {
+                guard let held = held?["timestamp"]?.stringValue, let arriving = value["timestamp"]?.stringValue else { return true }
+                return arriving >= held
+            }
+            let isOwn = watched.state.withLock { state in
+                guard state[node] != nil else { return false }
+                if isNewer(than: state[node]?.metrics) { state[node]?.metrics = value }
+                return true
+            }
+            if !isOwn { watched.others.withLock { if isNewer(than: $0[node]) { $0[node] = value } } }
         case "result":
             guard let reply = try? JSONValue(parsing: message.payload), let id = reply["id"]?.stringValue else { return }
             let waiter = watched.state.withLock { state in
@@ -158,6 +176,13 @@ final class Driver: Sendable {
     private static func isCurrent(_ message: MQTTMessage, _ node: WatchedNode?) -> Bool {
         guard let node else { return false }
         return !message.retain || !node.heardLive
+    }
+
+    /// Every node's last `P/metrics`, the rig's own in their order, then the others heard under the prefix.
+    var latestMetrics: [(id: String, metrics: JSONValue?)] {
+        let own = watched.state.withLock { state in nodeIDs.map { ($0, state[$0]?.metrics) } }
+        let others = watched.others.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, Optional($0.value)) }
+        return own + others
     }
 
     var onlineCount: Int { watched.state.withLock { $0.values.count(where: \.isOnline) } }

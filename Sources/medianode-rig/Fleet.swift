@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MQTTTransport
 import MediaNode
+import NodeMetrics
 
 /// The rig's nodes: each the real `Node` on its own MQTT client, catalog file and simulated output.
 final class Fleet: Sendable {
@@ -22,25 +23,28 @@ final class Fleet: Sendable {
     /// are up (or the wait runs out), so a node says it is online as soon as it runs. `progress` hears
     /// how far each phase got.
     static func start(nodeIDs: [String], prefix: String, brokers: [BrokerURL], protocolVersion: MQTTProtocolVersion,
-                      template: String, directory: URL, lengths: [String: Double],
+                      template: String, directory: URL, lengths: [String: Double], metricsInterval: Duration? = nil,
                       progress: (_ phase: String, _ done: Int) -> Void) async throws -> Fleet {
-        var connections: [(NodeConfiguration, MQTTClient, Logger)] = []
+        var connections: [(NodeConfiguration, MQTTClient, Logger, NodeMetricsBackend?)] = []
         for (index, id) in nodeIDs.enumerated() {
             let path = directory.appendingPathComponent("\(id).sqlite").path
             try FileManager.default.copyItem(atPath: template, toPath: path)
             let first = index % brokers.count
             let order = Array(brokers[first...] + brokers[..<first])
-            let configuration = NodeConfiguration(
+            var configuration = NodeConfiguration(
                 broker: order[0], fallbackBrokers: Array(order.dropFirst()), nodeID: id, prefix: "\(prefix)/\(id)",
                 protocolVersion: protocolVersion, databasePath: path, audioSink: "simulated")
+            configuration.metrics.interval = metricsInterval
+            // A backend per node, not one process-wide: each node's P/metrics counts its own.
+            let metrics = metricsInterval == nil ? nil : NodeMetricsBackend()
             let logger = Logger(label: "medianode-rig.\(id)")
             // The prefix in the client id too: two rigs on one broker, each under its own prefix, have the same
             // node ids, and the broker would let each node's connection take over the other's.
-            var mqtt = configuration.mqttConfiguration
+            var mqtt = configuration.mqttConfiguration(metrics: metrics)
             mqtt.clientID = "medianode-\(Self.clientIDSafe(prefix))-\(id)"
             let transport = try MQTTClient(configuration: mqtt, logger: logger)
             transport.start()
-            connections.append((configuration, transport, logger))
+            connections.append((configuration, transport, logger, metrics))
             progress("connecting", connections.count)
         }
         let deadline = ContinuousClock.now + .seconds(max(10, Double(nodeIDs.count) * 0.05))
@@ -52,11 +56,12 @@ final class Fleet: Sendable {
         }
         var members: [Member] = []
         members.reserveCapacity(nodeIDs.count)
-        for (configuration, transport, logger) in connections {
+        for (configuration, transport, logger, metrics) in connections {
             // Written a moment ago by this process: the full check would only slow a large rig's start.
             let catalog = try CatalogDatabase(path: configuration.databasePath, integrityCheck: .skipped, logger: logger)
             let node = Node(configuration: configuration, transport: transport,
-                            engine: SimulatedAudioEngine(lengths: lengths), catalog: catalog, logger: logger)
+                            engine: SimulatedAudioEngine(lengths: lengths), catalog: catalog, metrics: metrics,
+                            logger: logger)
             members.append(Member(node: node, run: Task { await node.run() }, catalog: catalog))
             progress("opening catalogs", members.count)
         }

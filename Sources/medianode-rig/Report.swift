@@ -47,12 +47,16 @@ final class Progress: Sendable {
     let driver: Driver
     let nodes: Int
     let stats = Stats()
+    /// The nodes' `--metrics-interval` in seconds, when they publish `P/metrics`: each line then counts the stale.
+    let metricsInterval: Double?
+    let began = Date()
     private let isTerminal = isatty(STDOUT_FILENO) != 0
     private let last = Mutex<(time: Double, sent: Int, printed: Double)>((Date().timeIntervalSince1970, 0, 0))
 
-    init(driver: Driver, nodes: Int) {
+    init(driver: Driver, nodes: Int, metricsInterval: Double? = nil) {
         self.driver = driver
         self.nodes = nodes
+        self.metricsInterval = metricsInterval
     }
 
     /// `detail` replaces the online count while the nodes are being made (before any can be online).
@@ -74,6 +78,12 @@ final class Progress: Sendable {
                            counts.answered, counts.lost, counts.wrong)
         }
         if let remaining { line += String(format: ", %.0f s left", remaining) }
+        // Once the nodes run: while they start (a slow cluster can hold the start for its whole limit) and drive.
+        if let metricsInterval, phase == "driving" || phase == "starting" {
+            let health = FleetHealth(latest: driver.latestMetrics, interval: metricsInterval, now: Date(), since: began)
+            line += ", stale \(health.staleNodes.count)"
+                + (health.staleNodes.isEmpty ? "" : " (\(health.staleNodes.prefix(5).joined(separator: ", ")))")
+        }
         if isTerminal {
             print("\r\u{1B}[K" + line, terminator: "")
         } else {
@@ -99,6 +109,8 @@ struct RigReport {
     let brokers: Int
     let duration: Double
     let rate: Double
+    /// The nodes' health, when they publish `P/metrics`.
+    var health: FleetHealth?
 
     var passed: Bool { stats.lost == 0 && stats.wrongState == 0 }
 
@@ -130,7 +142,7 @@ struct RigReport {
             "threads": .number(Double(usage.threads)),
             "brokers": .number(Double(brokers)), "durationSeconds": .number(duration), "rate": .number(rate),
             "problems": .array(stats.problems.map(JSONValue.string)),
-        ])
+        ]).adding("metrics", health?.json)
     }
 
     var text: String {
@@ -144,8 +156,24 @@ struct RigReport {
                    usage.residentMiB, usage.residentMiB / Double(nodes), usage.peakResidentMiB, usage.cpuSeconds,
                    usage.threads),
         ]
+        if let health {
+            let commands = health.summary["commands"]?.objectValue ?? [:]
+            let counts = commands.keys.sorted().map { "\($0) \(Int(commands[$0]?.numberValue ?? 0))" }.joined(separator: ", ")
+            lines.append("  metrics     \(health.reporting) nodes reporting, \(health.staleNodes.count) stale"
+                + (health.staleNodes.isEmpty ? "" : " (\(health.staleNodes.prefix(5).joined(separator: ", ")))"))
+            lines.append("  fleet       commands: \(counts)")
+        }
         for problem in stats.problems { lines.append("  problem: \(problem)") }
         lines.append(passed ? "PASS" : "FAIL")
         return lines.joined(separator: "\n")
+    }
+}
+
+extension JSONValue {
+    /// This object with one more member, when there is a value for it.
+    func adding(_ key: String, _ value: JSONValue?) -> JSONValue {
+        guard case var .object(members) = self, let value else { return self }
+        members[key] = value
+        return .object(members)
     }
 }

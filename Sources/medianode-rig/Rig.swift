@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MQTTTransport
 import MediaNode
+import NodeMetrics
 
 /// `medianode-rig`: N full nodes in one process, each on its own MQTT connection with a simulated audio
 /// output and a small generated catalog, driven through the brokers at R commands a second per node.
@@ -22,10 +23,14 @@ struct MedianodeRig: AsyncParsableCommand {
     @Option(help: "Write the report as JSON to this file.") var json: String?
     @Option(name: .customLong("mqtt-version"), help: "5 (default) or 3.1.1.") var mqttVersion = "5"
     @Option(name: .customLong("log-level"), help: "The nodes' log level (default warning).") var logLevel = "warning"
+    @Option(name: .customLong("metrics-interval"),
+            help: "Seconds between each node's P/metrics (default 0: none); the report then names stale nodes and sums the fleet's counters.")
+    var metricsInterval = 0.0
 
     func validate() throws {
         guard nodes > 0 else { throw ValidationError("--nodes must be positive") }
         guard duration > 0 else { throw ValidationError("--duration must be positive") }
+        guard metricsInterval >= 0 else { throw ValidationError("--metrics-interval must be 0 or more") }
         guard rate > 0, rate <= 50 else { throw ValidationError("--rate must be above 0 and at most 50") }
         guard !prefix.isEmpty, !prefix.contains(where: { "+#".contains($0) }), !prefix.hasSuffix("/") else {
             throw ValidationError("--prefix '\(prefix)' is not a topic prefix")
@@ -75,10 +80,11 @@ struct MedianodeRig: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(50))
         }
 
-        let progress = Progress(driver: driver, nodes: nodes)
+        let progress = Progress(driver: driver, nodes: nodes, metricsInterval: metricsInterval > 0 ? metricsInterval : nil)
         let fleet = try await Fleet.start(
             nodeIDs: nodeIDs, prefix: prefix, brokers: brokers, protocolVersion: version, template: template,
-            directory: directory, lengths: catalog.lengths
+            directory: directory, lengths: catalog.lengths,
+            metricsInterval: metricsInterval > 0 ? .milliseconds(Int(metricsInterval * 1000)) : nil
         ) { phase, done in
             progress.tick(phase: phase, detail: "\(done)/\(nodes)")
         }
@@ -107,9 +113,14 @@ struct MedianodeRig: AsyncParsableCommand {
         progress.finish()
 
         let usage = ProcessUsage.now()
-        let report = RigReport(
+        var report = RigReport(
             nodes: nodes, online: driver.saidOnlineCount, stats: progress.stats.snapshot(), startSeconds: startSeconds,
             usage: usage, brokers: brokers.count, duration: duration, rate: rate)
+        if metricsInterval > 0 {
+            report.health = FleetHealth(
+                latest: driver.latestMetrics, interval: metricsInterval, now: Date(),
+                since: Date(timeIntervalSinceNow: -(clock.now - began).seconds))
+        }
         print(report.text)
         if let json {
             try Data(report.json.jsonBytes).write(to: URL(fileURLWithPath: json))

@@ -6,6 +6,7 @@ import Logging
 import MQTTTransport
 import MediaNode
 import Playback
+import NodeMetrics
 import RemoteCommands
 import ServiceLifecycle
 
@@ -68,6 +69,10 @@ struct Run: AsyncParsableCommand {
     var speedVolume: Double?
     @Option(name: .customLong("loudness-target"), help: "The loudness every item plays at, in LUFS (default -18), from ReplayGain/R128 tags or the node's measurement; off plays every file as it is.")
     var loudnessTarget: String?
+    @Option(name: .customLong("metrics-interval"), help: "Seconds between two health reports on P/metrics (default 60, 0: none).")
+    var metricsInterval: Double?
+    @Option(name: .customLong("metrics-listen"), help: "HOST:PORT to serve the same figures on as Prometheus text, at /metrics.")
+    var metricsListen: String?
     @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
     var config: String?
 
@@ -85,7 +90,9 @@ struct Run: AsyncParsableCommand {
         let brokers = configuration.brokers.map(\.description).joined(separator: ", then ")
         logger.info("starting node '\(configuration.nodeID)' on \(brokers) under \(configuration.prefix)/")
 
-        let transport = try MQTTClient(configuration: configuration.mqttConfiguration,
+        // The node's own metrics backend, made first: its MQTT client counts connections into it too.
+        let metrics = configuration.metrics.isEnabled ? NodeMetricsBackend() : nil
+        let transport = try MQTTClient(configuration: configuration.mqttConfiguration(metrics: metrics),
                                        logger: Logger(label: "medianode.mqtt"))
         // The broker connection comes up while GStreamer and the catalog start. The node handles the
         // `connected` event only once it runs, after its command subscriptions and capabilities are in
@@ -101,7 +108,7 @@ struct Run: AsyncParsableCommand {
             catalog.prepareBrowsing()
             let engine = try await startingEngine.value.get()
             node = Node(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
-                        logger: logger)
+                        metrics: metrics, logger: logger)
         } catch {
             // A clean disconnect makes the broker drop the last will: a node that never ran says nothing.
             await transport.shutdown()
@@ -185,6 +192,7 @@ struct Run: AsyncParsableCommand {
             configuration.downloads.quota = quota
         }
         guard configuration.downloads.autoDownload >= 0 else { throw ValidationError("--auto-download must be 0 or more") }
+        configuration.metrics = try metricsSettings()
         if let resume {
             guard let mode = ResumeMode(rawValue: resume) else {
                 throw ValidationError("--resume must be paused, playing or off, not '\(resume)'")
@@ -210,6 +218,16 @@ struct Run: AsyncParsableCommand {
             }
         }
         return configuration
+    }
+
+    /// `--metrics-interval` (default 60 s, 0: off) and `--metrics-listen`.
+    func metricsSettings() throws -> MetricsSettings {
+        let seconds = metricsInterval ?? 60
+        guard seconds >= 0, seconds.isFinite else { throw ValidationError("--metrics-interval must be 0 or more") }
+        if let listen = metricsListen, MetricsSettings.hostAndPort(listen) == nil {
+            throw ValidationError("--metrics-listen: '\(listen)' is not HOST:PORT (e.g. 127.0.0.1:9464)")
+        }
+        return MetricsSettings(interval: seconds > 0 ? .milliseconds(Int(seconds * 1000)) : nil, listen: metricsListen)
     }
 
     /// `--homeassistant` (in a config file, a prefix or `true` for the default one).

@@ -96,7 +96,7 @@ final class AsyncApiTests {
         #expect(report.status == 0, "\(report.output)")
         let channels = [
             "status", "info", "commands", "nowPlaying", "nowPlayingArtwork", "queue", "contentTreeRoot", "contentTreeNode",
-            "artwork", "result", "events", "context", "homeAssistantDiscovery", "cmdPlayItem", "cmdBrowse",
+            "artwork", "result", "events", "context", "homeAssistantDiscovery", "cmdPlayItem", "cmdBrowse", "metrics",
         ]
         for channel in channels {
             #expect(report.output.contains("channel \(channel) "), "no message on \(channel):\n\(report.output)")

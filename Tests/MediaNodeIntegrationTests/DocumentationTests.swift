@@ -78,7 +78,7 @@ struct DocumentationTests {
         let topics = [
             layout.status, layout.info, layout.commands, layout.nowPlaying, layout.queue, layout.result, layout.events,
             layout.context, layout.contentTree, layout.command("<command>"), layout.artwork("<key>"),
-            layout.nowPlayingArtwork,
+            layout.nowPlayingArtwork, layout.metrics,
         ]
         for topic in topics {
             #expect(spans.contains(topic), "\(topic) is not in topics.md")

@@ -50,6 +50,33 @@ struct FleetRigTests {
         await watcher.disconnect()
     }
 
+    @Test("with --metrics-interval every node reports, none is stale, and the report sums the fleet's counters")
+    func fleetHealthInTheReport() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rig-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("report.json")
+        let (status, output) = try ToolRun.capture(Self.rigPath, [
+            "--broker", broker.url, "--nodes", "10", "--duration", "4", "--prefix", "healthy", "--metrics-interval", "1",
+            "--json", json.path,
+        ])
+        #expect(status == 0, "\(output)")
+        let report = try Self.report(at: json)
+        let metrics = try #require(report["metrics"], "\(report.jsonString)")
+        #expect(metrics["reporting"] == 10 && metrics["stale"] == 0 && metrics["staleNodes"] == [], "\(metrics.jsonString)")
+        #expect((metrics["oldestMetricsSeconds"]?.numberValue ?? 99) < 3, "\(metrics.jsonString)")
+        let fleet = try #require(metrics["fleet"])
+        // Each node's last report is up to an interval old: at most what the rig saw answered, and most of it.
+        let success = fleet["commands"]?["success"]?.numberValue ?? 0
+        let answered = report["answered"]?.numberValue ?? 0
+        #expect(success > answered / 2 && success <= answered, "\(metrics.jsonString) answered \(answered)")
+        #expect(fleet["broker"]?["connects"] == 10 && fleet["broker"]?["failovers"] == 0, "\(metrics.jsonString)")
+        #expect(fleet["catalog"]?["playables"]?.numberValue ?? 0 > 0, "\(metrics.jsonString)")
+        #expect(output.contains("10 nodes reporting, 0 stale"), "\(output)")
+    }
+
     @Test("bad flags are refused with a message, before any node starts")
     func badFlags() throws {
         let (status, output) = try ToolRun.capture(Self.rigPath, ["--nodes", "0"])

@@ -69,6 +69,9 @@ struct NATSClusterTests {
 
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
+    /// The nodes' `--metrics-interval` in the cluster test, in seconds.
+    static let metricsInterval = 2.0
+
     @Test("9 nodes over three members: a client on one member sees every node; a member dies, its nodes move, nothing is lost")
     func failover() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nats-test-\(UUID().uuidString)")
@@ -83,11 +86,22 @@ struct NATSClusterTests {
         try await watcher.connect()
         try await watcher.subscribeAndSettle("cluster/+/status")
         try await watcher.subscribeAndSettle("cluster/+/result")
+        try await watcher.subscribeAndSettle("cluster/+/metrics")
+
+        // A daemon on the first member only, reporting its health every 2 s: it dies with the member, so no
+        // member may be left to send its last will, and only its silence on P/metrics tells it is gone.
+        let lost = try NodeProcess(arguments: [
+            "--mqtt-version", "3.1.1", "--broker", members[0], "--node-id", "lost", "--prefix", "cluster/lost",
+            "--audio-sink", "fake", "--metrics-interval", "\(Int(Self.metricsInterval))",
+            "--database", directory.appendingPathComponent("lost.sqlite").path,
+        ])
+        defer { lost.signal(SIGKILL) }
 
         let json = directory.appendingPathComponent("report.json")
         let rig = Process()
         rig.executableURL = URL(fileURLWithPath: FleetRigTests.rigPath)
-        rig.arguments = ["--mqtt-version", "3.1.1", "--nodes", "9", "--duration", "40", "--prefix", "cluster", "--json", json.path]
+        rig.arguments = ["--mqtt-version", "3.1.1", "--nodes", "9", "--duration", "40", "--prefix", "cluster", "--json", json.path,
+                         "--metrics-interval", "\(Int(Self.metricsInterval))"]
             + members.flatMap { ["--broker", $0] }
         let log = directory.appendingPathComponent("rig.log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -106,7 +120,7 @@ struct NATSClusterTests {
         try await withTimeout(.seconds(60), "every node online, seen on the third member") {
             while true {
                 var all = true
-                for node in nodeIDs where await !online(node) { all = false }
+                for node in nodeIDs + ["lost"] where await !online(node) { all = false }
                 if all { return }
                 try await Task.sleep(for: .milliseconds(100))
             }
@@ -123,6 +137,18 @@ struct NATSClusterTests {
         // A crash, not a shutdown: the member says nothing to its clients or to the other members.
         let killedAt = ContinuousClock.now
         Self.signal(member: 1, in: directory, SIGKILL)
+        lost.signal(SIGKILL)
+        // The rig's progress line names the stale nodes every 5 s: the dead daemon must be among them within
+        // three intervals of its last P/metrics, plus a line's period and the timestamps' second.
+        let staleSeen = Task { () -> Duration? in
+            while ContinuousClock.now - killedAt < .seconds(60) {
+                if rigOutput().split(separator: "\n").contains(where: { $0.contains("stale") && $0.contains("lost") }) {
+                    return ContinuousClock.now - killedAt
+                }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+            return nil
+        }
         // The first member's nodes connect to another member and say online again there, and the third
         // member passes it on, once the streams have new leaders.
         try await withTimeout(.seconds(60), "nodes 1, 4 and 7 online again after the first member died") {
@@ -134,6 +160,9 @@ struct NATSClusterTests {
             }
         }
         let movedIn = ContinuousClock.now - killedAt
+        let staleAfter = await staleSeen.value
+        #expect(staleAfter.map { $0 < .seconds(3 * Self.metricsInterval + 5 + 3) } ?? false,
+                "the rig named the dead node stale \(staleAfter.map { "\($0)" } ?? "never") after the kill\n\(rigOutput())")
 
         // A node that says online answers: one command to each node, sent once, from the third member.
         let sentAt = ContinuousClock.now
@@ -168,12 +197,21 @@ struct NATSClusterTests {
         let report = try FleetRigTests.report(at: json)
         #expect(report["online"] == 9 && report["lost"] == 0 && report["wrongState"] == 0, "\(report.jsonString)\n\(rigOutput())")
         #expect(report["answered"] == report["sent"] && (report["sent"]?.numberValue ?? 0) >= 9 * 30, "\(report.jsonString)")
+        // At the end every node of the rig reports again, and only the dead daemon is stale, whatever its
+        // retained status says.
+        let health = report["metrics"]
+        #expect(health?["staleNodes"] == ["lost"] && health?["reporting"] == 10, "\(health?.jsonString ?? "no metrics")")
+        let afterwards = try TestMQTTClient(brokerURL: members[2], version: .v311)
+        try await afterwards.connect(timeout: .seconds(20))
+        try await afterwards.subscribe("cluster/lost/status")
+        let lostStatus = try? await afterwards.first(timeout: .seconds(10)) { $0.topic == "cluster/lost/status" }
+        await afterwards.disconnect()
         for node in nodeIDs {
             let answers = await watcher.messages(on: "cluster/\(node)/result")
                 .count { (try? JSONValue(parsing: $0.payload))?["id"] == .string("after-\(node)") }
             #expect(answers == 1, "\(node) answered the command sent after the move \(answers) times")
         }
-        print("NATS cluster: the dead member's nodes online again \(movedIn) after the kill; a command to each of 9 nodes then answered within \(slowest); rig resent \(report["resent"]?.jsonString ?? "?")")
+        print("NATS cluster: the dead member's nodes online again \(movedIn) after the kill; a command to each of 9 nodes then answered within \(slowest); rig resent \(report["resent"]?.jsonString ?? "?"); the dead daemon named stale \(staleAfter.map { "\($0)" } ?? "never") after the kill, its retained status then '\(lostStatus.map { Self.text($0.payload) } ?? "none")'")
         await watcher.disconnect()
     }
 }

@@ -12,7 +12,8 @@
 
   const fleet = {
     pattern: params.get('prefix') || localStorage.getItem('medianode.pattern') || 'medianode/+',
-    nodes: new Map(), // prefix -> { status, nowPlaying, row }
+    nodes: new Map(), // prefix -> { status, nowPlaying, metrics, row }
+    health: new Map(), // prefix -> its last P/metrics, which may come before the node's status
     dirty: new Set(),
     frame: 0,
   };
@@ -77,8 +78,13 @@
     return f.every((level, i) => level === '+' || level === t[i]);
   }
 
+  /// The leaves of each node the fleet view follows: its status, now playing and health (P/metrics).
+  const fleetLeaves = ['status', 'nowplaying', 'metrics'];
+
+  function fleetFilters() { return fleetLeaves.map((leaf) => fleet.pattern + '/' + leaf); }
+
   function subscribeFleet() {
-    client.subscribe([fleet.pattern + '/status', fleet.pattern + '/nowplaying'], { qos: 1 });
+    client.subscribe(fleetFilters(), { qos: 1 });
   }
 
   function setPattern(pattern) {
@@ -87,10 +93,11 @@
       report('error', 'A prefix pattern is a topic prefix; + matches one level, # is not allowed.');
       return;
     }
-    if (client.connected) client.unsubscribe([fleet.pattern + '/status', fleet.pattern + '/nowplaying']);
+    if (client.connected) client.unsubscribe(fleetFilters());
     fleet.pattern = pattern;
     localStorage.setItem('medianode.pattern', pattern);
     fleet.nodes.clear();
+    fleet.health.clear();
     $('fleet').tBodies[0].replaceChildren();
     renderFleetCount();
     if (client.connected) subscribeFleet();
@@ -107,8 +114,14 @@
     if (view) routeNode(topic, payload);
     const slash = topic.lastIndexOf('/');
     const prefix = topic.slice(0, slash), leaf = topic.slice(slash + 1);
-    if ((leaf === 'status' || leaf === 'nowplaying') && matches(fleet.pattern, prefix)) {
-      const node = fleet.nodes.get(prefix) || { status: null, nowPlaying: null, row: null };
+    if (leaf === 'metrics' && matches(fleet.pattern, prefix)) {
+      // A late copy (a cluster member that lagged) never replaces a newer one: ISO 8601 UTC compares as text.
+      const metrics = json(payload) || null, held = fleet.health.get(prefix);
+      if (!metrics || !held || String(metrics.timestamp) >= String(held.timestamp)) fleet.health.set(prefix, metrics);
+      // Health alone does not list a node: only its status or now playing does.
+      if (fleet.nodes.has(prefix)) { fleet.dirty.add(prefix); scheduleFleet(); }
+    } else if (fleetLeaves.includes(leaf) && matches(fleet.pattern, prefix)) {
+      const node = fleet.nodes.get(prefix) || { status: null, nowPlaying: null, metrics: null, row: null };
       if (leaf === 'status') node.status = payload.length ? text(payload) : null;
       else node.nowPlaying = json(payload) || null;
       if (node.status === null && node.nowPlaying === null) {
@@ -140,7 +153,7 @@
       if (!node.row) {
         node.row = document.createElement('tr');
         node.row.dataset.prefix = prefix;
-        for (let i = 0; i < 4; i++) node.row.appendChild(document.createElement('td'));
+        for (let i = 0; i < 7; i++) node.row.appendChild(document.createElement('td'));
         node.row.cells[0].textContent = prefix;
         node.row.addEventListener('click', () => { location.hash = '#node=' + encodeURIComponent(prefix); });
         added.push(node.row);
@@ -154,6 +167,10 @@
       node.row.cells[2].textContent = np.state || '';
       node.row.cells[3].textContent = [np.title, np.artist].filter(Boolean).join(' — ');
       node.row.dataset.status = status;
+      const m = node.metrics = fleet.health.get(prefix) || null;
+      node.row.cells[5].textContent = m && m.replyMs ? formatMs(m.replyMs.p99) : '';
+      node.row.cells[6].textContent = m && m.playback ? String(m.playback.stalls) : '';
+      renderHealth(node);
     }
     fleet.dirty.clear();
     if (added.length) {
@@ -163,10 +180,67 @@
     renderFleetCount();
   }
 
+  // MARK: - Health: how old each node's last P/metrics is
+
+  /// Seconds since the node's last P/metrics (by its timestamp), or null when it sent none.
+  function metricsAge(node, now) {
+    const stamp = node.metrics && Date.parse(node.metrics.timestamp);
+    return stamp ? Math.max(0, (now - stamp) / 1000) : null;
+  }
+
+  /// A node whose P/metrics is older than three of its intervals is presumed gone (topics.md "Health"):
+  /// a clustered broker may keep its `online` retained after it died. The timestamp counts whole seconds,
+  /// so a report can look up to a second older than it is: that second is allowed for.
+  function isStale(node, now) {
+    const age = metricsAge(node, now);
+    const interval = node.metrics && node.metrics.intervalSeconds;
+    return age !== null && interval > 0 && age > 3 * interval + 1;
+  }
+
+  function formatAge(seconds) {
+    if (seconds === null) return '';
+    if (seconds < 90) return Math.round(seconds) + ' s';
+    if (seconds < 5400) return Math.round(seconds / 60) + ' min';
+    return Math.round(seconds / 3600) + ' h';
+  }
+
+  function formatMs(ms) { return typeof ms === 'number' ? (ms < 10 ? ms.toFixed(1) : Math.round(ms)) + ' ms' : ''; }
+
+  /// The age cell and the stale mark of one row; redrawn every second, as ages grow without messages.
+  function renderHealth(node, now = Date.now()) {
+    if (!node.row) return;
+    node.row.cells[4].textContent = formatAge(metricsAge(node, now));
+    const stale = isStale(node, now);
+    if ((node.row.dataset.stale === 'true') === stale) return;
+    node.row.dataset.stale = String(stale);
+    const cell = node.row.cells[1];
+    const mark = cell.querySelector('.badge.stale');
+    if (stale && !mark) {
+      const badge = document.createElement('span');
+      badge.className = 'badge stale';
+      badge.textContent = 'stale';
+      badge.title = 'no P/metrics for more than three intervals: presumed gone';
+      cell.appendChild(badge);
+    } else if (!stale && mark) {
+      mark.remove();
+    }
+  }
+
+  setInterval(() => {
+    const now = Date.now();
+    for (const node of fleet.nodes.values()) renderHealth(node, now);
+    renderFleetCount();
+  }, 1000);
+
   function renderFleetCount() {
-    let online = 0;
-    for (const node of fleet.nodes.values()) if (node.status === 'online') online++;
-    $('fleet-count').textContent = fleet.nodes.size ? `${fleet.nodes.size} nodes, ${online} online` : '';
+    let online = 0, stale = 0;
+    const now = Date.now();
+    for (const node of fleet.nodes.values()) {
+      if (node.status === 'online') online++;
+      if (isStale(node, now)) stale++;
+    }
+    $('fleet-count').textContent = fleet.nodes.size
+      ? `${fleet.nodes.size} nodes, ${online} online` + (stale ? `, ${stale} stale` : '') : '';
     $('fleet-empty').classList.toggle('hidden', fleet.nodes.size > 0);
   }
 
@@ -270,7 +344,7 @@
     if (view.tree) topics.push(treeTopic(view.tree.path));
     // The fleet subscription still wants the node's status and now playing.
     if (client.connected) {
-      client.unsubscribe(topics.filter((t) => !matches(fleet.pattern + '/status', t) && !matches(fleet.pattern + '/nowplaying', t)));
+      client.unsubscribe(topics.filter((t) => !fleetFilters().some((filter) => matches(filter, t))));
     }
     if (view.artworkURL) URL.revokeObjectURL(view.artworkURL);
     cancelAnimationFrame(view.frame);

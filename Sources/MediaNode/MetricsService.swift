@@ -1,0 +1,182 @@
+import CoreMetrics
+import Foundation
+import Logging
+import NodeMetrics
+import Playback
+import ServiceLifecycle
+import Synchronization
+
+/// `--metrics-interval` and `--metrics-listen` (topics.md "Health").
+public struct MetricsSettings: Sendable, Equatable {
+    /// Time between two `P/metrics`; nil publishes none.
+    public var interval: Duration?
+    /// `HOST:PORT` to serve the Prometheus text on; nil serves none.
+    public var listen: String?
+
+    public init(interval: Duration? = nil, listen: String? = nil) {
+        self.interval = interval
+        self.listen = listen
+    }
+
+    public var isEnabled: Bool { interval != nil || listen != nil }
+
+    /// `HOST:PORT` split at its last colon; an IPv6 host in brackets loses them.
+    public static func hostAndPort(_ listen: String) -> (host: String, port: Int)? {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+              (0...65535).contains(port)
+        else { return nil }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+}
+
+/// How the node's parts reach the metrics: the factory their swift-metrics handles are made with. They
+/// count where things happen; only the service reads what they counted.
+protocol MetricsRecording: Sendable {
+    var factory: any MetricsFactory { get }
+}
+
+/// A node without metrics: every handle is swift-metrics' no-op.
+struct NoMetrics: MetricsRecording {
+    var factory: any MetricsFactory { NOOPMetricsHandler.instance }
+}
+
+/// Publishes the node's health: `P/metrics` (retained) at once after `online` and every interval, and the
+/// Prometheus text on `--metrics-listen`.
+///
+/// Owns the node's metrics backend (`NodeMetricsBackend`), which the others reach only as a factory
+/// (`MetricsRecording`), and follows playback as a `PlaybackObserver` for the seconds played, the stalls
+/// and the errors. Placed right after the transport, so it stops just before it: its last `P/metrics`
+/// goes out while the connection is still there.
+final class MetricsService: Service, MetricsRecording, PlaybackObserver {
+    let backend: NodeMetricsBackend
+    private let settings: MetricsSettings
+    private let retained: RetainedPublisher
+    private let topic: String
+    /// The transport's: `online` and the initial state are marked, so `P/metrics` follows them.
+    private let ready: Latch
+    private let catalogFile: String?
+    private let logger: Logger
+    private let started = ContinuousClock.now
+    private let secondsPlayed: FloatingPointCounter
+    private let stalls: Counter
+    private let errors: Counter
+    /// Since when the audio plays, while it does.
+    private let playingSince = Mutex<ContinuousClock.Instant?>(nil)
+    /// Each (re)connection, after which `online` is said again and `P/metrics` follows it at once.
+    private let connections: AsyncStream<Void>
+    private let connectionContinuation: AsyncStream<Void>.Continuation
+    /// Intervals between quantile updates when only the scrape asks for them.
+    static let defaultInterval = Duration.seconds(60)
+
+    init(backend: NodeMetricsBackend, settings: MetricsSettings, retained: RetainedPublisher, topic: String,
+         ready: Latch, catalogFile: String?, logger: Logger) {
+        self.backend = backend
+        self.settings = settings
+        self.retained = retained
+        self.topic = topic
+        self.ready = ready
+        self.catalogFile = catalogFile
+        self.logger = logger
+        secondsPlayed = FloatingPointCounter(label: MetricName.secondsPlayed, factory: backend)
+        stalls = Counter(label: MetricName.stalls, factory: backend)
+        errors = Counter(label: MetricName.playbackErrors, factory: backend)
+        (connections, connectionContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// The transport is (again) on a broker and says `online` there: fresh figures follow it, not the copy
+    /// marked up to an interval ago. Returns at once.
+    func connected() { connectionContinuation.yield() }
+
+    var factory: any MetricsFactory { backend }
+
+    func run() async throws {
+        let listener = try startListener()
+        defer { listener?.stop() }
+        await cancelWhenGracefulShutdown { [self] in
+            await ready.wait()
+            let interval = settings.interval ?? Self.defaultInterval
+            if settings.interval != nil { publish() }
+            await withDiscardingTaskGroup { group in
+                if settings.interval != nil {
+                    group.addTask { for await _ in self.connections { self.publish() } }
+                }
+                while !Task.isCancelled {
+                    do { try await Task.sleep(for: interval) } catch { break }
+                    if settings.interval != nil { publish() } else { backend.closeInterval() }
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Closes the interval and marks `P/metrics` with what the node counted.
+    func publish() {
+        backend.closeInterval()
+        retained.publish(topic, backend.document(at: moment()).jsonBytes)
+    }
+
+    /// The figures read at this moment, the seconds played so far included.
+    func moment() -> HealthMoment {
+        settlePlaying()
+        let uptime = ContinuousClock.now - started
+        return HealthMoment(
+            timestamp: Node.utcTimestamp(Date()),
+            uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
+            intervalSeconds: settings.interval.map(Self.seconds) ?? 0,
+            catalogBytes: catalogFile.map(Self.fileBytes) ?? 0, process: .read())
+    }
+
+    private func startListener() throws -> MetricsHTTPListener? {
+        guard let listen = settings.listen else { return nil }
+        guard let (host, port) = MetricsSettings.hostAndPort(listen) else {
+            throw MetricsHTTPListener.ListenError("--metrics-listen: '\(listen)' is not HOST:PORT")
+        }
+        let listener = try MetricsHTTPListener(host: host, port: port) { [self] in backend.prometheusText(at: moment()) }
+        logger.info("Prometheus text on http://\(listen.replacingOccurrences(of: ":\(port)", with: ":\(listener.port)"))/metrics")
+        return listener
+    }
+
+    /// The catalog file with its write-ahead log.
+    static func fileBytes(_ path: String) -> Int64 {
+        [path, path + "-wal"].reduce(0) { total, file in
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value
+            return total + (size ?? 0)
+        }
+    }
+
+    // MARK: - PlaybackObserver
+
+    func playbackChanged(_ snapshot: PlaybackSnapshot) {
+        let now = ContinuousClock.now
+        let played = playingSince.withLock { since -> Duration? in
+            defer { since = snapshot.state == .playing ? (since ?? now) : nil }
+            return snapshot.state == .playing ? nil : since.map { now - $0 }
+        }
+        if let played { secondsPlayed.increment(by: Self.seconds(played)) }
+    }
+
+    func playbackReported(_ event: PlaybackEvent) {
+        switch event {
+        case .error: errors.increment()
+        case .stalled: stalls.increment()
+        case .trackStarted, .trackEnded: break
+        }
+    }
+
+    /// Counts the time played so far while the audio plays on.
+    private func settlePlaying() {
+        let now = ContinuousClock.now
+        let played = playingSince.withLock { since -> Duration? in
+            guard let start = since else { return nil }
+            since = now
+            return now - start
+        }
+        if let played { secondsPlayed.increment(by: Self.seconds(played)) }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,56 @@
+import CoreMetrics
+import MQTTTransport
+import NodeMetrics
+import RemoteCommands
+
+/// The reply path's handles: one counter per status, made up front (a scrape lists every status from the
+/// start), and the reply timer. Counting a reply is two atomic adds, no lock.
+struct CommandMetrics: Sendable {
+    private let answered: [CommandStatus: Counter]
+    private let reply: CoreMetrics.Timer
+
+    init(factory: any MetricsFactory) {
+        answered = Dictionary(uniqueKeysWithValues: CommandStatus.allCases.map { status in
+            (status, Counter(label: MetricName.commands, dimensions: [(MetricName.statusDimension, status.rawValue)],
+                             factory: factory))
+        })
+        reply = CoreMetrics.Timer(label: MetricName.reply, factory: factory)
+    }
+
+    /// A reply went out with `status`, for a request that arrived at `receivedAt`.
+    func answered(_ status: CommandStatus, receivedAt: ContinuousClock.Instant) {
+        answered[status]?.increment()
+        let (seconds, attoseconds) = (ContinuousClock.now - receivedAt).components
+        reply.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// The download manager's outcomes, counted as the node hears of them.
+struct DownloadMetrics: Sendable {
+    let finished: Counter
+    let failed: Counter
+    let bytes: Counter
+
+    init(factory: any MetricsFactory) {
+        finished = Counter(label: MetricName.downloadsFinished, factory: factory)
+        failed = Counter(label: MetricName.downloadsFailed, factory: factory)
+        bytes = Counter(label: MetricName.downloadedBytes, factory: factory)
+    }
+}
+
+extension MQTTConnectionMetrics {
+    /// The client's connection counters, under the node's names, in `backend`.
+    public init(countingIn backend: NodeMetricsBackend) {
+        self.init(connects: Counter(label: MetricName.brokerConnects, factory: backend),
+                  failovers: Counter(label: MetricName.brokerFailovers, factory: backend))
+    }
+}
+
+extension NodeConfiguration {
+    /// The MQTT client settings, counting connections in `metrics` when the node has them.
+    public func mqttConfiguration(metrics: NodeMetricsBackend?) -> MQTTConfiguration {
+        var configuration = mqttConfiguration
+        configuration.connectionMetrics = metrics.map(MQTTConnectionMetrics.init(countingIn:))
+        return configuration
+    }
+}
