@@ -104,15 +104,25 @@ extension GStreamerEngine {
     /// (as `play` does not wait for PLAYING): the audio follows within milliseconds. Whatever reads the
     /// position next waits for that preroll first, so it reports the new place, not a stale one.
     ///
-    /// Known limit: once playbin has read the whole current item and opened the preloaded next one
-    /// (the last second or two still in its queues, or right after preroll for very short files), a
-    /// flushing seek or rate change lands in the next item, as playbin has already switched upstream.
+    /// Once playbin has read the whole current item and opened the preloaded next one (the last second or
+    /// two still in its queues, or right after preroll for a short file), a flushing seek would land in the
+    /// next item or be refused: playbin has already switched upstream. The item is then opened again at the
+    /// place instead, with the same successor, as it is when playbin refuses a seek twice.
     public func seek(to seconds: Double) async throws(AudioError) {
         try checkLoaded()
-        guard flushingSeek(to: seconds, rate: rate, waitSeconds: 5, settle: false) else {
-            throw AudioError(.engine, "the item cannot seek to \(seconds) s")
+        if !isSwitchPending, flushingSeek(to: seconds, rate: rate, waitSeconds: 5, settle: false) {
+            seekIsSettling = true
+            return
         }
-        seekIsSettling = true
+        // Refused mid-change (playbin between states, or swapping items): once it has settled it may accept.
+        if !isSwitchPending {
+            _ = waitForSteadyState(seconds: 5)
+            if !isSwitchPending, flushingSeek(to: seconds, rate: rate, waitSeconds: 5, settle: false) {
+                seekIsSettling = true
+                return
+            }
+        }
+        guard reopenCurrent(at: seconds) else { throw AudioError(.engine, "the item cannot seek to \(seconds) s") }
     }
 
     /// A flushing seek from the current position with the new rate; scaletempo keeps the pitch.
@@ -154,6 +164,40 @@ extension GStreamerEngine {
     }
 
     // MARK: - Helpers (engine executor only)
+
+    /// playbin has opened the next item of this load's chain and the current one is playing its tail.
+    var isSwitchPending: Bool {
+        pipeline.shared.state.withLock { state in state.switches.contains { $0.load == state.load } }
+    }
+
+    /// Opens the current item again at `seconds`, under the same token and with the same successor, and
+    /// takes it back to the state it was in (or was going to). The bus reader sees a new load of the same
+    /// token: the core sees the same item go on from the new place.
+    private func reopenCurrent(at seconds: Double) -> Bool {
+        guard let token = loaded, let uri = loadedURI else { return false }
+        var state = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
+        gst_element_get_state(pipeline.playbin, &state, &pending, 0)
+        let target = pending == GST_STATE_VOID_PENDING ? state : pending
+        logger.debug("audio: seeking \(token) to \(seconds) s by opening it again (playbin was switching to its successor)")
+        pendingAudioStream = chosenAudioStream()
+        takeDownPlaybin()
+        pipeline.shared.state.withLock { state in
+            state.next = successor.map { ($0.uri, $0.token) }
+            state.switches = []
+            state.load = token
+        }
+        pipeline.post(.loaded(token))
+        mn_object_set_string(pipeline.playbin, "uri", uri)
+        guard gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
+              waitForSteadyState(seconds: 5),
+              flushingSeek(to: seconds, rate: rate, waitSeconds: 5)
+        else { return false }
+        if target == GST_STATE_PLAYING {
+            gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING)
+            applyPendingAudioStream()
+        }
+        return true
+    }
 
 
     /// Takes the pipeline down to NULL and back to PAUSED at the same position, rate and audio stream

@@ -1,3 +1,4 @@
+import Artwork
 import CatalogStore
 import Foundation
 import Logging
@@ -6,14 +7,17 @@ import NowPlaying
 import Playback
 
 /// Publishes `P/nowplaying` the way MPNowPlayingInfoCenter works: every snapshot is offered and only a
-/// change goes out; artwork is found off the hot path, in `run()`, and now playing goes out again when it
-/// arrives.
+/// change goes out. A picture the catalog has cached is in the first message of a new item (a dashboard
+/// would otherwise draw the item twice, and every track change would cost two messages); any other
+/// artwork is found off the hot path, in `run()`, and now playing goes out again when it arrives.
 actor NowPlayingPublisher {
     /// Readers extrapolate the position; republish once it would be off by more than 40 ms (the contract's
     /// readers expect it within 50 ms).
     private var center = NowPlayingCenter(positionTolerance: 0.04)
     private var snapshot: PlaybackSnapshot?
     private var artwork: [String: (NowPlayingArtwork, ArtworkResolver.Source)] = [:]
+    /// Published pictures by the catalog's key: the items of an album share one, read and scaled once.
+    private var cachedArtwork: [String: NowPlayingArtwork] = [:]
     private var resolving: Set<String> = []
     /// Whether each item's last search had an embedded picture to look at. Searched once per play: a URL
     /// that fails is not fetched again on every snapshot, only when the item plays again, or when an
@@ -49,7 +53,10 @@ actor NowPlayingPublisher {
 
     /// Offers a new controller snapshot; publishes it if it changed anything a reader cannot extrapolate.
     /// - Parameter nowPlayingIdentifiers: the item's identifier path in the content tree (S31).
-    func update(_ snapshot: PlaybackSnapshot, nowPlayingIdentifiers: [String]? = nil) {
+    func update(_ snapshot: PlaybackSnapshot, nowPlayingIdentifiers: [String]? = nil) async {
+        if let item = snapshot.item, item.identifier != current, artwork[item.identifier] == nil {
+            await lookUpCachedArtwork(for: item)
+        }
         self.snapshot = snapshot
         if let identifier = snapshot.item?.identifier, let nowPlayingIdentifiers {
             identifierPaths[identifier] = nowPlayingIdentifiers
@@ -88,15 +95,38 @@ actor NowPlayingPublisher {
         let found = await resolver.resolve(item, tags: tags)
         resolving.remove(item.identifier)
         guard let (processed, source) = found else { return }
+        remember(publishPicture(processed), source: source, for: item.identifier)
+        if snapshot?.item?.identifier == item.identifier { publishCurrent() }
+    }
+
+    /// Takes the picture the catalog has cached for `item`, before its first message goes out. Counts as
+    /// the item's search (without an embedded picture): an embedded one arriving later is still looked at.
+    private func lookUpCachedArtwork(for item: QueueItem) async {
+        guard let key = await resolver.cachedKey(of: item) else { return }
+        let found: NowPlayingArtwork
+        if let known = cachedArtwork[key] {
+            found = known
+        } else {
+            guard let processed = await resolver.cached(key: key) else { return }
+            found = publishPicture(processed)
+            cachedArtwork[key] = found
+            if cachedArtwork.count > 512 { cachedArtwork.removeValue(forKey: cachedArtwork.keys.first { $0 != key }!) }
+        }
+        remember(found, source: .catalog, for: item.identifier)
+        if searched[item.identifier] == nil { searched[item.identifier] = false }
+    }
+
+    /// Publishes the picture's bytes on their own retained topic; returns what now playing says about it.
+    private func publishPicture(_ processed: ProcessedArtwork) -> NowPlayingArtwork {
         let key = String(SHA256.hex(Data(processed.bytes)).prefix(32))
         let topic = topics.artwork(key)
         // Content-addressed: the same picture for a whole album is published once.
         retained.publish(topic, processed.bytes)
-        artwork[item.identifier] = (
-            NowPlayingArtwork(topic: topic, mimeType: processed.mimeType, width: processed.width, height: processed.height),
-            source
-        )
-        if artwork.count > 512 { artwork.removeValue(forKey: artwork.keys.first { $0 != item.identifier }!) }
-        if snapshot?.item?.identifier == item.identifier { publishCurrent() }
+        return NowPlayingArtwork(topic: topic, mimeType: processed.mimeType, width: processed.width, height: processed.height)
+    }
+
+    private func remember(_ found: NowPlayingArtwork, source: ArtworkResolver.Source, for identifier: String) {
+        artwork[identifier] = (found, source)
+        if artwork.count > 512 { artwork.removeValue(forKey: artwork.keys.first { $0 != identifier }!) }
     }
 }

@@ -187,6 +187,32 @@ extension RealEngineCommandTests {
             #expect(try await browser.consoleErrors().filter { !$0.contains("WebSocket") }.isEmpty)
         }
 
+        @Test("a page opened on a node link browses once connected and shows no error about a connection that is up")
+        func nodeLinkBrowsesOnceConnected() async throws {
+            let library = try ToneLibrary("dashboard-link", tones: [(440, 5)])
+            defer { library.remove() }
+            let broker = try MosquittoBroker(webPage: .brokerDirectory)
+            let page = try #require(broker.webPageDirectory)
+            try DashboardBrowser.install(into: page)
+            let pageURL = try #require(broker.webPageURL)
+            let node = try await RunningNode.start(broker: broker, nodeID: "vm", libraries: [library.library.path], sink: "fake")
+            let browser = try DashboardBrowser()
+            defer { browser.quit() }
+
+            // The page's script runs, and browses, before its WebSocket to the broker is up.
+            _ = try await browser.open(pageURL + "#node=medianode%2Fvm", nodes: 1)
+            let sections = try await eventually({ try await browser.treeRows().map(\.title).joined(separator: ", ") },
+                                               until: { $0.contains("Library") })
+            #expect(sections.contains("Library"), "shown: \(sections)")
+            #expect(try await browser.text("#connection") == "connected")
+            // Past the first moments, when a message shown at load time would still be there.
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await browser.text("#message") == "", "shown under a connected header")
+            let log = try await browser.text("#log")
+            #expect(!log.contains("not sent"), "logged: \(log)")
+            await node.stop()
+        }
+
         /// Publishes `count` nodes' retained `status` and `nowplaying` under `medianode/fleet-NNN`, and waits until
         /// the broker holds them all.
         func publishFakeNodes(_ broker: MosquittoBroker, count: Int) async throws -> TestMQTTClient {

@@ -99,14 +99,12 @@ struct NowPlayingTests {
         await running.stop()
     }
 
-    @Test("now playing goes out at once without artwork, then again with artwork scaled to 600 px and at most 256 KiB")
-    func artworkArrivesAfterNowPlaying() async throws {
+    @Test("now playing's first message carries the cached cover, scaled to 600 px and at most 256 KiB")
+    func artworkInFirstNowPlaying() async throws {
         let running = try await PlayingNode.start(tracks: [ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 6, title: "Cover")],
                                                   cover: (2000, 1500))
         let first = try await running.nowPlaying { $0["identifier"] != nil }
-        #expect(first["artwork"] == nil)
-        let withArtwork = try await running.nowPlaying { $0["artwork"] != nil }
-        let artwork = try #require(withArtwork["artwork"])
+        let artwork = try #require(first["artwork"])
         #expect(artwork["mimeType"] == "image/jpeg")
         #expect(artwork["width"] == 600)
         #expect(artwork["height"] == 450)
@@ -121,6 +119,53 @@ struct NowPlayingTests {
         #expect(picture.retain)
         #expect(picture.payload.starts(with: [0xFF, 0xD8, 0xFF]))
         #expect(picture.payload.count <= 256 * 1024)
+        await running.stop()
+    }
+
+    @Test("playing a track of another album publishes now playing once, with that album's cover in the first message")
+    func anotherAlbumsArtworkInFirstMessage() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("album-change")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let music = directory.appendingPathComponent("music")
+        var files: [URL] = []
+        for (index, album) in ["First Album", "Second Album"].enumerated() {
+            let folder = music.appendingPathComponent(album)
+            files.append(try AudioFixtures.writeTone(
+                ToneTrack(fileName: "track.ogg", frequency: 440 + 220 * index, seconds: 20, title: album, album: album),
+                in: folder))
+            try AudioFixtures.writeCover(named: "cover.png", width: 640, height: 640, pattern: index, in: folder)
+        }
+        let running = try await RunningNode.start(libraries: [music.path], sink: "fake")
+        let topic = running.topics.nowPlaying
+        let firstItem = LibraryCatalog.trackIdentifier(path: files[0].path, libraries: [music.path])
+        let secondItem = LibraryCatalog.trackIdentifier(path: files[1].path, libraries: [music.path])
+        #expect(try await running.send("playItem", #""identifier":"\#(firstItem)""#)["status"] == "success")
+        let firstShown = try await running.waitUntil(topic, "the first album playing") {
+            $0["identifier"]?.stringValue == firstItem && $0["state"] == "playing" && $0["artwork"] != nil
+        }
+        // Past the first item's own messages (its duration and tags arrive in its first moments).
+        try await Task.sleep(for: .seconds(1))
+        await running.client.clear()
+
+        #expect(try await running.send("playItem", #""identifier":"\#(secondItem)""#)["status"] == "success")
+        try await running.waitUntil(topic, "the second album playing") {
+            $0["identifier"]?.stringValue == secondItem && $0["state"] == "playing"
+        }
+        try await Task.sleep(for: .seconds(1))
+        let documents = await running.client.messages(on: topic).compactMap { try? JSONValue(parsing: $0.payload) }
+            .filter { $0["identifier"]?.stringValue == secondItem }
+        let first = try #require(documents.first)
+        let artwork = try #require(first["artwork"], "the second album's first message: \(first.jsonString)")
+        #expect(artwork["topic"] != firstShown["artwork"]?["topic"], "the first album's cover is shown for the second")
+        #expect(documents.allSatisfy { $0["artwork"] == artwork }, "\(documents.map(\.jsonString))")
+        // The picture is on its topic for a dashboard that follows the message.
+        let pictureTopic = try #require(artwork["topic"]?.stringValue)
+        let late = try TestMQTTClient(brokerURL: running.broker.url)
+        try await late.connect()
+        try await late.subscribe(pictureTopic)
+        let picture = try await late.first { $0.topic == pictureTopic }
+        await late.disconnect()
+        #expect(picture.payload.count > 0)
         await running.stop()
     }
 

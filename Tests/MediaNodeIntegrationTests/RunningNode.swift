@@ -56,8 +56,9 @@ struct RunningNode {
         mqtt.reconnectDelay = (0, 1)
         var engine: GStreamerEngine?
         if let sink { engine = try GStreamerEngine(sink: sink) }
+        // Pictures are cached in the catalog file, as the daemon's node keeps them.
         let node = Node(configuration: configuration, transport: try MQTTClient(configuration: mqtt), engine: engine,
-                        catalog: catalog?.database, volumeMemory: catalog?.database)
+                        catalog: catalog?.database, artworkStore: catalog?.database, volumeMemory: catalog?.database)
         let task = Task { await node.run() }
         let client = try TestMQTTClient(brokerURL: broker.url, version: clientVersion)
         try await client.connect()

@@ -60,8 +60,18 @@
     // Marks for the first-render measurement (performance.getEntriesByType('mark') in the browser).
     if (!performance.getEntriesByName('mqtt-connected').length) performance.mark('mqtt-connected');
     showConnection('connected', 'connected');
+    // A message that the connection is down is no longer true.
+    const line = $('message');
+    if (line.dataset.untilConnected) {
+      line.textContent = '';
+      line.className = '';
+      line.dataset.untilConnected = '';
+    }
     subscribeFleet();
-    if (view) subscribeNode(view.prefix);
+    if (view) {
+      subscribeNode(view.prefix);
+      sendWaiting();
+    }
   });
   client.on('reconnect', () => showConnection('reconnecting', 'lost'));
   client.on('offline', () => showConnection('offline', 'lost'));
@@ -246,29 +256,52 @@
 
   // MARK: - Commands and replies
 
-  /// Sends `command` to the node on screen; the reply (or its absence) is shown to the person.
+  /// Sends `command` to the node on screen; the reply (or its absence) is shown to the person. Made while
+  /// the broker connection is not up (a page opened on a node link browses before it has connected), the
+  /// command waits for it, as long as its reply would be waited for, and goes out once connected.
   function send(command, payload) {
     if (!view) return Promise.resolve(null);
     const prefix = view.prefix;
     const id = 'dash-' + session + '-' + (++counter);
-    if (!client.connected) {
-      report('error', command + ': not sent, the broker connection is down');
-      return Promise.resolve(null);
-    }
     return new Promise((resolve) => {
       const timeout = replyTimeoutMs[command] || defaultReplyTimeoutMs;
-      const timer = setTimeout(() => {
+      const request = { command, prefix, resolve, quiet: payload && payload.quiet, body: null, sent: false };
+      request.timer = setTimeout(() => {
         pending.delete(id);
-        report('error', `${command}: no reply from ${prefix} within ${timeout / 1000} s`);
+        if (request.sent) report('error', `${command}: no reply from ${prefix} within ${timeout / 1000} s`);
+        else report('error', command + ': not sent, the broker connection is down', { untilConnected: true });
         resolve(null);
       }, timeout);
-      pending.set(id, { command, timer, resolve, quiet: payload && payload.quiet });
-      const body = Object.assign({}, payload, { id });
-      delete body.quiet;
-      client.publish(prefix + '/cmd/' + command, JSON.stringify(body), { qos: 1 }, (error) => {
-        if (error) report('error', command + ': not sent: ' + error.message);
-      });
+      request.body = Object.assign({}, payload, { id });
+      delete request.body.quiet;
+      pending.set(id, request);
+      if (client.connected) publishRequest(request);
     });
+  }
+
+  function publishRequest(request) {
+    request.sent = true;
+    client.publish(request.prefix + '/cmd/' + request.command, JSON.stringify(request.body), { qos: 1 }, (error) => {
+      if (error) report('error', request.command + ': not sent: ' + error.message);
+    });
+  }
+
+  /// Sends what waited for the connection; called once the node's topics (its replies) are subscribed again.
+  function sendWaiting() {
+    for (const request of pending.values()) {
+      if (!request.sent && view && request.prefix === view.prefix) publishRequest(request);
+    }
+  }
+
+  /// Forgets the commands still waiting for the connection to the node leaving the screen: nobody waits
+  /// for their replies any more.
+  function dropWaiting(prefix) {
+    for (const [id, request] of pending) {
+      if (request.sent || request.prefix !== prefix) continue;
+      clearTimeout(request.timer);
+      pending.delete(id);
+      request.resolve(null);
+    }
   }
 
   function onReply(reply) {
@@ -284,10 +317,12 @@
     request.resolve(reply);
   }
 
-  function report(kind, message) {
+  /// Shows `message`; with `untilConnected`, only as long as the broker connection is down.
+  function report(kind, message, options) {
     const line = $('message');
     line.textContent = message;
     line.className = kind;
+    line.dataset.untilConnected = options && options.untilConnected ? 'yes' : '';
     log(kind, message);
     if (!view && kind === 'error') {
       $('banner').textContent = message;
@@ -348,6 +383,7 @@
     }
     if (view.artworkURL) URL.revokeObjectURL(view.artworkURL);
     cancelAnimationFrame(view.frame);
+    dropWaiting(view.prefix);
     view = null;
     $('node-view').classList.add('hidden');
     $('fleet-view').classList.remove('hidden');

@@ -1,0 +1,36 @@
+import Foundation
+import GStreamerAudio
+import MediaNodeTesting
+import Playback
+import Testing
+
+extension GStreamerAudioTests {
+    @Suite("Seeking while playbin has opened the next item")
+    struct SeekDuringSwitchTests {
+        @Test("a seek in the last second, after playbin opened the successor, plays the item from there and then the successor")
+        func seekInTheTail() async throws {
+            let harness = try EngineHarness("seek-tail")
+            defer { harness.removeFiles() }
+            let first = try harness.tone(880, seconds: 6)
+            let second = try harness.tone(440, seconds: 1)
+            try await harness.engine.load(uri: first.path, token: PlaybackToken(1), startAt: nil,
+                                          next: NextItem(uri: second.path, token: PlaybackToken(2)))
+            try await harness.facts.wait(for: .stateChanged(.paused, PlaybackToken(1)))
+            try await harness.engine.play()
+            // By 5.5 s playbin has read the whole item and opened the next one; the rest is in its queues.
+            try await Task.sleep(for: .milliseconds(5500))
+            try await harness.engine.seek(to: 1.0)
+            let position = try #require(await harness.engine.position())
+            #expect(abs(position - 1.0) < 0.2, "at \(position) s after the seek")
+            try await harness.facts.wait(for: .endOfStream(PlaybackToken(2)), timeout: 10)
+            #expect(!harness.facts.all.contains(.endOfStream(PlaybackToken(1))), "the switch is still gapless")
+
+            // 5.5 s, then the item again from 1 s (5 s), then the successor (1 s).
+            let wav = try harness.wav()
+            #expect(abs(wav.duration - 11.5) < 0.3, "rendered \(wav.duration) s")
+            let replayed = wav.dominantFrequency(from: 9.5, length: 0.5) ?? 0
+            let next = wav.dominantFrequency(from: wav.duration - 0.7, length: 0.5) ?? 0
+            #expect(abs(replayed - 880) < 15 && abs(next - 440) < 10, "heard \(replayed) Hz, then \(next) Hz")
+        }
+    }
+}
