@@ -8,15 +8,21 @@ import Testing
 /// Bad input to loudness and speed volume: refused or a safe default, each refusal logged once.
 @Suite("Loudness and speed volume: bad input")
 struct LoudnessInputTests {
-    @Test("a file longer than three hours is refused from its catalog length without decoding, and logged once")
-    func overlongFile() async throws {
-        let directory = try AudioFixtures.makeTemporaryDirectory("loudness-long")
-        defer { try? FileManager.default.removeItem(at: directory) }
+    /// An analyser on a fresh catalog file whose measuring child cannot start, and what it logs.
+    static func analyserWithoutMeasurer(_ label: String) throws -> (LoudnessAnalyser, LogRecorder, URL) {
+        let directory = try AudioFixtures.makeTemporaryDirectory(label)
         let log = LogRecorder()
         let analyser = LoudnessAnalyser(
             database: try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path),
             measurer: "/nonexistent/medianode", content: nil, downloadsDirectory: nil, started: Latch(),
             logger: log.logger())
+        return (analyser, log, directory)
+    }
+
+    @Test("a file longer than three hours is refused from its catalog length without decoding, and logged once")
+    func overlongFile() async throws {
+        let (analyser, log, directory) = try Self.analyserWithoutMeasurer("loudness-long")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let results = await analyser.measure([UnmeasuredFile(uri: "file:///music/long.ogg", path: "/music/long.ogg", duration: 36_000)])
         #expect(results.count == 1 && results[0].uri == "file:///music/long.ogg" && results[0].result == StoredMeasurement.none)
         #expect(log.lines(containing: "long.ogg").count == 1, "\(log.messages)")
@@ -25,13 +31,8 @@ struct LoudnessInputTests {
 
     @Test("a measurer that cannot start blames no file: nothing is kept, so the files are measured later")
     func missingMeasurer() async throws {
-        let directory = try AudioFixtures.makeTemporaryDirectory("loudness-missing")
+        let (analyser, log, directory) = try Self.analyserWithoutMeasurer("loudness-missing")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let log = LogRecorder()
-        let analyser = LoudnessAnalyser(
-            database: try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path),
-            measurer: "/nonexistent/medianode", content: nil, downloadsDirectory: nil, started: Latch(),
-            logger: log.logger())
         let results = await analyser.measure([UnmeasuredFile(uri: "file:///music/a.ogg", path: "/music/a.ogg", duration: 200)])
         #expect(results.isEmpty)
         #expect(log.lines(containing: "cannot start").count == 1, "\(log.messages)")
