@@ -17,7 +17,7 @@ struct FleetHealth {
 
     /// - Parameters:
     ///   - latest: each node's last `P/metrics`, nil when none arrived.
-    ///   - interval: the nodes' `--metrics-interval`.
+    ///   - interval: the nodes' `--metrics-interval`, for a node that does not say its own.
     ///   - since: when the nodes started, the age of a node never heard from.
     init(latest: [(id: String, metrics: JSONValue?)], interval: Double, now: Date, since: Date) {
         var stale: [String] = []
@@ -28,8 +28,10 @@ struct FleetHealth {
             let timestamp = metrics?["timestamp"]?.stringValue.flatMap(Self.date(iso8601:)) ?? since
             let age = now.timeIntervalSince(timestamp)
             oldest = max(oldest ?? age, age)
-            // The timestamp counts whole seconds: a report may look up to a second older than it is.
-            if age > 3 * interval + 1 { stale.append(id) }
+            // Each node by its own interval when it says one (a node outside the rig may report more often);
+            // the timestamp counts whole seconds, so a report may look up to a second older than it is.
+            let own = metrics?["intervalSeconds"]?.numberValue.flatMap { $0 > 0 ? $0 : nil } ?? interval
+            if age > 3 * own + 1 { stale.append(id) }
             guard let metrics else { continue }
             reporting += 1
             for group in Self.summed {

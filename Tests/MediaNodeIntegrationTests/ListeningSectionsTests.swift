@@ -24,6 +24,15 @@ struct ListeningSectionsTests {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
+    /// The item now playing shows playing once it is not `previous`: the reply to playItem can come before
+    /// the new item's now playing, which may wait for its cached picture to be scaled.
+    static func playing(_ rig: ContentRig, after previous: String?) async throws -> String {
+        let info = try await rig.running.waitUntil(rig.topics.nowPlaying, "a new item playing") {
+            $0["state"] == "playing" && $0["identifier"]?.stringValue != nil && $0["identifier"]?.stringValue != previous
+        }
+        return try #require(info["identifier"]?.stringValue)
+    }
+
     /// Waits until the node at `path` lists `expected` first; returns how long that took and the node.
     static func waitForFirst(_ rig: ContentRig, _ path: [Int], _ expected: String, timeout: Duration = .seconds(20))
         async throws -> (Duration, JSONValue?) {
@@ -50,7 +59,7 @@ struct ListeningSectionsTests {
         // Library > Albums > Alpha > its first track, answered once it sounds.
         #expect(try await rig.request("playItem", #"{"id":"p","indexPath":[0,1,0,0]}"#, id: "p")["status"] == "success")
         let sounding = ContinuousClock.now
-        let track = try #require(await rig.running.nowPlaying?["identifier"]?.stringValue)
+        let track = try await Self.playing(rig, after: nil)
         let (_, shown) = try await Self.waitForFirst(rig, Self.recent, track)
         let afterMark = Self.seconds(ContinuousClock.now - sounding) - 5
         print("Recently Played showed the track \(String(format: "%.3f", afterMark)) s after the 5 s mark")
@@ -67,7 +76,7 @@ struct ListeningSectionsTests {
 
         // A podcast episode half heard shows 0.5 once paused, first in the list.
         #expect(try await rig.request("playItem", #"{"id":"e","indexPath":[1,0,0]}"#, id: "e")["status"] == "success")
-        let episode = try #require(await rig.running.nowPlaying?["identifier"]?.stringValue)
+        let episode = try await Self.playing(rig, after: track)
         _ = try await Self.waitForFirst(rig, Self.recent, episode)
         try await rig.running.waitForPosition(atLeast: 10, timeout: 20)
         #expect(try await rig.request("pause", #"{"id":"pause"}"#, id: "pause")["status"] == "success")
@@ -88,7 +97,7 @@ struct ListeningSectionsTests {
         // Without podcasts: Library, Recently Played, Favorites.
         let favorites = [2]
         #expect(try await rig.request("playItem", #"{"id":"p","indexPath":[0,1,0,0]}"#, id: "p")["status"] == "success")
-        let first = try #require(await rig.running.nowPlaying?["identifier"]?.stringValue)
+        let first = try await Self.playing(rig, after: nil)
         var timings: [Double] = []
         func mark(_ command: String, negative: Bool = false, until expected: [String]) async throws {
             let start = ContinuousClock.now
@@ -137,7 +146,7 @@ struct ListeningSectionsTests {
             let id = "p\(index)"
             let reply = try await rig.request("playItem", #"{"id":"\#(id)","indexPath":[0,1,0,\#(index)]}"#, id: id)
             #expect(reply["status"] == "success")
-            let track = try #require(await rig.running.nowPlaying?["identifier"]?.stringValue)
+            let track = try await Self.playing(rig, after: played.first)
             _ = try await Self.waitForFirst(rig, recent, track)
             played.insert(track, at: 0)
         }
@@ -157,7 +166,9 @@ struct ListeningSectionsTests {
             $0["identifiers"]?.arrayValue?.count == 3
         }
         #expect(queue["identifiers"] == .array(played.map(JSONValue.string)) && queue["index"] == 1, "\(queue.jsonString)")
-        let nowPlaying = await rig.running.nowPlaying
+        let nowPlaying: JSONValue? = try await rig.running.waitUntil(rig.topics.nowPlaying, "the chosen entry playing") {
+            $0["identifier"]?.stringValue == played[1] && $0["state"] == "playing"
+        }
         #expect(nowPlaying?["identifier"]?.stringValue == played[1])
         #expect(nowPlaying?["nowPlayingIdentifiers"]?[0] == "section:recent")
 
