@@ -116,6 +116,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "Announcements",
+            dependencies: [
+                "Playback", "RemoteCommands", "HTTPTransfer", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings),
         .target(name: "Artwork", dependencies: ["CGdkPixbuf"], swiftSettings: swiftSettings),
 
         /// The node's health figures: a swift-metrics backend of its own per node (a rig runs a thousand in
@@ -135,7 +142,7 @@ let package = Package(
             name: "MediaNode",
             dependencies: [
                 "MQTTTransport", "MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree",
-                "CatalogStore", "GStreamerAudio", "Artwork", "NodeMetrics",
+                "CatalogStore", "GStreamerAudio", "Artwork", "NodeMetrics", "Announcements",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

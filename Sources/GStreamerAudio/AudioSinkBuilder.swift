@@ -16,15 +16,29 @@ package struct AudioSink {
     let wavWriter: WAVFileWriter?
 
     package static func make(_ description: AudioSinkDescription, logger: Logger) throws(AudioError) -> AudioSink {
+        try make(description, mixingInto: nil, logger: logger)
+    }
+
+    /// A second output of the same kind for announcements: a second stream into the same device, which
+    /// the sound server (or ALSA's dmix) mixes with the music; a `wav:` output mixes it into the music's
+    /// file through `writer`.
+    static func make(_ description: AudioSinkDescription, mixingInto writer: WAVFileWriter?, logger: Logger)
+        throws(AudioError) -> AudioSink {
         let output: UnsafeMutablePointer<GstElement>
-        var writer: WAVFileWriter?
+        var writer = writer
         switch description {
         case .fake:
             output = try realTimeFakeSink()
         case .automatic:
             output = try automaticSink(logger: logger)
         case .wav(let path):
-            (output, writer) = try wavSink(path: path, logger: logger)
+            if let shared = writer {
+                output = try wavSink(into: shared, handoff: wavMixHandoff)
+            } else {
+                let created = try WAVFileWriter(path: path, logger: logger)
+                output = try wavSink(into: created, handoff: wavHandoff)
+                writer = created
+            }
         case .pipeline(let text):
             output = try parseBin(text)
         }
@@ -92,8 +106,7 @@ package struct AudioSink {
 
     /// Converts whatever playbin produces to the WAV's one format and hands each rendered buffer to Swift.
     /// The fakesink's `sync=true` means a buffer is handed over when it is played, not when it is decoded.
-    private static func wavSink(path: String, logger: Logger) throws(AudioError) -> (UnsafeMutablePointer<GstElement>, WAVFileWriter) {
-        let writer = try WAVFileWriter(path: path, logger: logger)
+    private static func wavSink(into writer: WAVFileWriter, handoff: WAVHandoff) throws(AudioError) -> UnsafeMutablePointer<GstElement> {
         let caps = "audio/x-raw,format=S16LE,layout=interleaved,rate=\(WAVFileWriter.sampleRate),"
             + "channels=\(WAVFileWriter.channels)"
         let bin = try parseBin(
@@ -105,8 +118,8 @@ package struct AudioSink {
         }
         defer { mn_object_unref(fakesink) }
         let context = Unmanaged.passRetained(writer).toOpaque()
-        mn_signal_connect(fakesink, "handoff", unsafeBitCast(wavHandoff, to: GCallback.self), context, releaseWriter)
-        return (bin, writer)
+        mn_signal_connect(fakesink, "handoff", unsafeBitCast(handoff, to: GCallback.self), context, releaseWriter)
+        return bin
     }
 
     // MARK: - Helpers
@@ -139,16 +152,28 @@ package struct AudioSink {
     }
 }
 
-/// fakesink's "handoff": called on the streaming thread for every buffer as it is rendered.
-private let wavHandoff: @convention(c) (
+private typealias WAVHandoff = @convention(c) (
     UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstBuffer>?, UnsafeMutablePointer<GstPad>?, gpointer?
-) -> Void = { _, buffer, _, context in
+) -> Void
+
+/// fakesink's "handoff": called on the streaming thread for every buffer as it is rendered.
+private let wavHandoff: WAVHandoff = { _, buffer, _, context in
     guard let buffer, let context else { return }
     let writer = Unmanaged<WAVFileWriter>.fromOpaque(context).takeUnretainedValue()
     var map = GstMapInfo()
     guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return }
     defer { gst_buffer_unmap(buffer, &map) }
     writer.append(UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
+}
+
+/// The same for an announcement's output: its audio is mixed into the music's file.
+private let wavMixHandoff: WAVHandoff = { _, buffer, _, context in
+    guard let buffer, let context else { return }
+    let writer = Unmanaged<WAVFileWriter>.fromOpaque(context).takeUnretainedValue()
+    var map = GstMapInfo()
+    guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return }
+    defer { gst_buffer_unmap(buffer, &map) }
+    writer.mix(UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
 }
 
 /// Destroy notify of the handoff connection: drops the reference the signal held on the writer.

@@ -11,6 +11,8 @@ import Playback
 public actor GStreamerEngine: AudioEngine {
     public nonisolated let facts: AsyncStream<AudioFact>
     public nonisolated let sinkDescription: AudioSinkDescription
+    /// The `wav:` output's file, which announcements mix into.
+    nonisolated let wavWriter: WAVFileWriter?
 
     private nonisolated let executor: DedicatedThreadExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -47,6 +49,7 @@ public actor GStreamerEngine: AudioEngine {
         self.logger = logger
         executor = DedicatedThreadExecutor(name: "medianode.audio.engine")
         pipeline = try Pipeline(sink: sink, continuation: continuation, logger: logger)
+        wavWriter = pipeline.sink.wavWriter
         pipeline.busReader.start(
             onGaplessSwitch: { [weak self] token in
                 guard let self else { return }

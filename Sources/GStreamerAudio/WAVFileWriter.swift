@@ -26,6 +26,10 @@ final class WAVFileWriter: Sendable {
         var dataSize: UInt64 = 0
         /// The last write failed and was logged; the next failure is not logged again.
         var isFailing = false
+        /// Announcement samples waiting to be added to the music's next frames (see `mix`).
+        var pendingOverlay: [Int16] = []
+        /// When the music's last frames came (monotonic nanoseconds).
+        var lastMusicAt: UInt64?
     }
     private let output: Mutex<Output?>
 
@@ -51,32 +55,84 @@ final class WAVFileWriter: Sendable {
     /// Bytes of PCM written so far.
     var dataSize: UInt64 { output.withLock { $0?.dataSize ?? 0 } }
 
-    /// Appends interleaved S16LE stereo frames, then patches the two size fields.
+    /// Appends interleaved S16LE stereo frames of the music, with any announcement audio waiting to be
+    /// mixed in, then patches the two size fields.
     func append(_ bytes: UnsafeRawBufferPointer) {
         output.withLock { output in
-            guard var current = output, let base = bytes.baseAddress, !bytes.isEmpty else { return }
-            let room = Self.maximumDataSize - current.dataSize
-            let count = Int(min(UInt64(bytes.count), room)) & ~3  // whole frames only
-            guard count > 0 else { return }
-            let offset = off_t(Self.headerSize) + off_t(current.dataSize)
-            let written = pwrite(current.descriptor, base, count, offset)
-            // A short write (a full disk) keeps whole frames only, so later audio stays aligned.
-            let kept = max(0, written) & ~3
-            if written < count {
-                if !current.isFailing {
-                    let reason = written < 0 ? String(cString: strerror(errno)) : "only \(written) of \(count) bytes written"
-                    logger.error("audio: cannot write to \(path) (\(reason)); audio is dropped until writing works again")
+            guard var current = output, bytes.baseAddress != nil, !bytes.isEmpty else { return }
+            current.lastMusicAt = Self.now()
+            if current.pendingOverlay.isEmpty {
+                write(bytes, into: &current)
+            } else {
+                var mixed = Array(bytes.bindMemory(to: Int16.self))
+                let count = min(mixed.count, current.pendingOverlay.count)
+                for index in 0..<count {
+                    let sum = Int32(mixed[index]) + Int32(current.pendingOverlay[index])
+                    mixed[index] = Int16(clamping: sum)
                 }
-                current.isFailing = true
-            } else if current.isFailing {
-                logger.notice("audio: writing to \(path) works again")
-                current.isFailing = false
-            }
-            if kept > 0 {
-                current.dataSize += UInt64(kept)
-                Self.patchSizes(of: current.descriptor, dataSize: current.dataSize)
+                current.pendingOverlay.removeFirst(count)
+                mixed.withUnsafeBytes { write($0, into: &current) }
             }
             output = current
+        }
+    }
+
+    /// Mixes an announcement's frames into the output, as a sound server mixes a second stream into the
+    /// device: added to the music's next frames while the music is being written, written on their own
+    /// when it is not (paused, stopped, or between items for longer than a buffer).
+    func mix(_ bytes: UnsafeRawBufferPointer) {
+        output.withLock { output in
+            guard var current = output, bytes.baseAddress != nil, !bytes.isEmpty else { return }
+            let musicFlows = current.lastMusicAt.map { Self.now() - $0 < Self.musicGapNanoseconds } ?? false
+            if musicFlows {
+                current.pendingOverlay += bytes.bindMemory(to: Int16.self)
+                // The music stalled right after its last buffer: keep at most a few seconds waiting.
+                let limit = Int(Self.sampleRate) * Int(Self.channels) * 5
+                if current.pendingOverlay.count > limit { current.pendingOverlay.removeFirst(current.pendingOverlay.count - limit) }
+            } else {
+                if !current.pendingOverlay.isEmpty {
+                    let waiting = current.pendingOverlay
+                    current.pendingOverlay.removeAll()
+                    waiting.withUnsafeBytes { write($0, into: &current) }
+                }
+                write(bytes, into: &current)
+            }
+            output = current
+        }
+    }
+
+    /// Music buffers come every 10 to 50 ms while it plays; a longer silence means it does not.
+    private static let musicGapNanoseconds: UInt64 = 100_000_000
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// Writes whole frames at the end of the data, under the lock.
+    private func write(_ bytes: UnsafeRawBufferPointer, into current: inout Output) {
+        guard let base = bytes.baseAddress else { return }
+        let room = Self.maximumDataSize - current.dataSize
+        let count = Int(min(UInt64(bytes.count), room)) & ~3  // whole frames only
+        guard count > 0 else { return }
+        let offset = off_t(Self.headerSize) + off_t(current.dataSize)
+        let written = pwrite(current.descriptor, base, count, offset)
+        // A short write (a full disk) keeps whole frames only, so later audio stays aligned.
+        let kept = max(0, written) & ~3
+        if written < count {
+            if !current.isFailing {
+                let reason = written < 0 ? String(cString: strerror(errno)) : "only \(written) of \(count) bytes written"
+                logger.error("audio: cannot write to \(path) (\(reason)); audio is dropped until writing works again")
+            }
+            current.isFailing = true
+        } else if current.isFailing {
+            logger.notice("audio: writing to \(path) works again")
+            current.isFailing = false
+        }
+        if kept > 0 {
+            current.dataSize += UInt64(kept)
+            Self.patchSizes(of: current.descriptor, dataSize: current.dataSize)
         }
     }
 

@@ -1,3 +1,4 @@
+import Announcements
 import Artwork
 import CoreMetrics
 import CatalogStore
@@ -71,6 +72,8 @@ public final class Node: Sendable {
     let listeningHistory: ListeningHistory?
     /// Turns `vehicleSpeed` in each context into the controller's speed gain.
     let speedGain: VehicleSpeedGain
+    /// Plays `announce` clips over the music, when the node plays and has an output for them.
+    let announcer: Announcer?
 
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.
@@ -82,17 +85,22 @@ public final class Node: Sendable {
     ///   - listeningHistory: where Recently Played and Favorites are kept; without it the node has neither.
     ///   - metrics: the node's metrics backend, when its MQTT client counts into it too; a node whose
     ///     configuration asks for metrics makes its own otherwise.
+    ///   - clipPlayer: plays announcements into the engine's output; without it `announce` is unavailable.
     public init(configuration: NodeConfiguration, transport: any MessageTransport, engine: (any AudioEngine)? = nil,
                 catalog: (any ContentCatalog)? = nil, artworkStore: (any ArtworkStore)? = nil,
                 retainedMemory: (any RetainedTopicMemory)? = nil, volumeMemory: (any VolumeMemory)? = nil,
                 playStateMemory: (any PlayStateMemory)? = nil, commandCenter: RemoteCommandCenter? = nil,
                 downloads: DownloadManager? = nil, listeningHistory: (any ListeningHistoryStore)? = nil,
-                metrics: NodeMetricsBackend? = nil, logger: Logger = Logger(label: "medianode")) {
+                metrics: NodeMetricsBackend? = nil, clipPlayer: (any ClipPlayer)? = nil,
+                logger: Logger = Logger(label: "medianode")) {
+        var configuration = configuration
+        configuration.capabilities.textToSpeech = engine != nil && clipPlayer?.canSpeak == true
         self.configuration = configuration
         let commandsReady = Latch()
         self.commandsReady = commandsReady
         self.downloads = downloads
-        self.queueItems = QueueItemMaker(catalog: catalog, downloads: downloads)
+        let queueItems = QueueItemMaker(catalog: catalog, downloads: downloads)
+        self.queueItems = queueItems
         self.transport = transport
         self.engine = engine
         self.catalog = catalog
@@ -146,7 +154,20 @@ public final class Node: Sendable {
         } else {
             self.resumeStore = nil
         }
+        if let playback, let clipPlayer {
+            let publishEvent: @Sendable (JSONValue) -> Void = { [transport, topics = configuration.topics, logger] event in
+                Self.publishEvent(event, on: transport, topic: topics.events, logger: logger)
+            }
+            self.announcer = Announcer(
+                player: clipPlayer, music: playback, catalog: catalog.map { CatalogClips(catalog: $0, items: queueItems) },
+                events: AnnouncementEventPublisher(publish: publishEvent),
+                temporaryDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("medianode-announcements-\(getpid())"),
+                logger: logger)
+        } else {
+            self.announcer = nil
+        }
         if let playback { registerPlaybackCommands(playback) }
+        if let announcer { registerAnnouncementCommand(announcer) }
         if let content { registerContentCommands(content) }
         if let content, let downloads { registerDownloadCommands(content, downloads: downloads) }
     }
@@ -155,14 +176,14 @@ public final class Node: Sendable {
     public convenience init(configuration: NodeConfiguration, transport: any MessageTransport,
                             engine: (any AudioEngine)? = nil, catalog: CatalogDatabase,
                             commandCenter: RemoteCommandCenter? = nil, metrics: NodeMetricsBackend? = nil,
-                            logger: Logger = Logger(label: "medianode")) {
+                            clipPlayer: (any ClipPlayer)? = nil, logger: Logger = Logger(label: "medianode")) {
         self.init(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
                   artworkStore: catalog, retainedMemory: catalog, volumeMemory: catalog, playStateMemory: catalog,
                   commandCenter: commandCenter,
                   downloads: DownloadManager(
                     directory: configuration.downloads.directory(besideDatabase: catalog.path), store: catalog,
                     logger: logger),
-                  listeningHistory: catalog, metrics: metrics, logger: logger)
+                  listeningHistory: catalog, metrics: metrics, clipPlayer: clipPlayer, logger: logger)
     }
 
     var topics: TopicLayout { configuration.topics }
@@ -224,8 +245,12 @@ public final class Node: Sendable {
 
     /// Publishes a non-retained event on `P/events`.
     public func publishEvent(_ event: JSONValue) {
+        Self.publishEvent(event, on: transport, topic: topics.events, logger: logger)
+    }
+
+    static func publishEvent(_ event: JSONValue, on transport: any MessageTransport, topic: String, logger: Logger) {
         do {
-            try transport.publish(topic: topics.events, payload: event.jsonBytes, qos: 1, retain: false,
+            try transport.publish(topic: topic, payload: event.jsonBytes, qos: 1, retain: false,
                                   properties: MQTTProperties(contentType: "application/json"))
         } catch {
             logger.debug("event not sent: \(error)")

@@ -10,7 +10,7 @@ extension Node {
     ///
     /// The group starts them together and shuts them down one at a time in reverse: the commands service
     /// stops taking commands first, then Home Assistant, downloads, the loudness analyser (stopping its
-    /// child), the catalog service, the content tree, now playing, the audio (which saves where the item
+    /// child), the catalog service, the content tree, announcements, now playing, the audio (which saves where the item
     /// stands) and the listening history, and the transport last, which says `offline` and disconnects once
     /// nothing else can publish. Start order is not left to the group: every service waits for
     /// `commandsReady`, which the transport opens once the command subscriptions and capabilities are in
@@ -39,6 +39,8 @@ extension Node {
                     ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: self,
                     observers: [resumeStore as (any PlaybackObserver)?, listeningHistory, metricsService].compactMap { $0 }),
                 serviceName: "NowPlaying"))
+            // After the audio, so a clip playing at shutdown is stopped before the music.
+            if let announcer { services.append(.init(service: announcer, serviceName: "Announcements")) }
         }
         if let content, let catalog {
             services.append(.init(

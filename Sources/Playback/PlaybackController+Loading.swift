@@ -31,7 +31,10 @@ extension PlaybackController {
                 if rate != 1 { try await engine.setRate(rate) }
                 if playing { try await engine.play() }
                 state = playing ? .playing : (state == .interrupted ? .interrupted : .paused)
-                if playing { interruption = nil }
+                if playing {
+                    interruption = nil
+                    if announcementHold == .pause { announcementHold = nil }
+                }
                 anchor(at: position)
                 publish()
                 return .success
@@ -84,6 +87,7 @@ extension PlaybackController {
         duration = nil
         state = .stopped
         interruption = nil
+        if announcementHold == .pause { announcementHold = nil }
         anchor(at: 0)
     }
 

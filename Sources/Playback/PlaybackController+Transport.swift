@@ -101,6 +101,7 @@ extension PlaybackController {
         }
         state = .playing
         interruption = nil
+        if announcementHold == .pause { announcementHold = nil }
         anchor(at: anchorElapsed)
         publish()
         return .success
@@ -157,6 +158,7 @@ extension PlaybackController {
         case .interrupted:
             // Paused by the listener during an interruption: it must not resume when that ends.
             interruption = nil
+            if announcementHold == .pause { announcementHold = nil }
             state = .paused
             publish()
             return .success

@@ -48,9 +48,12 @@ extension PlaybackController {
     /// rides with its load (see `giveItemGain`), and the engine multiplies them all in one place.
     var outputGain: OutputGain {
         OutputGain(
-            level: volume, duck: interruption?.ducked == true ? configuration.duckVolume : 1, isMuted: isMuted,
+            level: volume, duck: isDucked ? configuration.duckVolume : 1, isMuted: isMuted,
             speedDb: speedGainDb)
     }
+
+    /// An `interrupt` with `duck`, or an announcement in duck mode, lowers the music.
+    var isDucked: Bool { interruption?.ducked == true || announcementHold == .duck }
 
     /// The output amplitude for an item with no gain of its own, the speed gain at its target.
     var outputVolume: Double { outputGain.amplitude(speedDb: speedGainDb, item: .unity) }

@@ -45,6 +45,8 @@ public actor PlaybackController {
     /// position that runs on meanwhile would run ahead of the audio and jump back when it starts.
     var seekLanding: PlaybackToken?
     var interruption: Interruption?
+    /// What the announcements playing now do to the music (see `holdForAnnouncement`).
+    var announcementHold: MusicHold?
     /// The listener's level (the slider), 0...1; the output is its cube, lowered further by a duck.
     var volume: Double = 1
     var isMuted = false

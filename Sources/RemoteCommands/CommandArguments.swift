@@ -226,3 +226,43 @@ public struct PayloadFields: Sendable {
         return path
     }
 }
+
+/// announce's payload: a clip to play over the music, or `cancel`.
+public enum AnnounceRequest: Sendable, Equatable {
+    case announce(Announcement)
+    /// Stops the announcement playing and drops those waiting.
+    case cancel
+}
+
+/// One announcement as the command asked for it.
+public struct Announcement: Sendable, Equatable {
+    public enum Source: Sendable, Equatable {
+        /// A `file://` path or an `http(s)://` URL.
+        case url(String)
+        /// A playable item of the catalog.
+        case identifier(String)
+        /// Spoken by the node's text-to-speech; `language` is a voice such as "en" or "de".
+        case text(String, language: String?)
+    }
+
+    /// What the music does under it.
+    public enum Mode: String, Sendable, CaseIterable {
+        case duck, pause
+    }
+
+    public var source: Source
+    public var mode: Mode
+    /// 0...1, the announcement's level; nil: the listener's volume.
+    public var volume: Double?
+
+    public init(source: Source, mode: Mode = .duck, volume: Double? = nil) {
+        self.source = source
+        self.mode = mode
+        self.volume = volume
+    }
+
+    /// Longest text spoken, in characters: a minute or so of speech.
+    public static let maximumTextLength = 1_000
+    /// Announcements waiting besides the one playing.
+    public static let maximumWaiting = 10
+}

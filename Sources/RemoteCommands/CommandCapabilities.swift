@@ -10,6 +10,8 @@ public struct CommandCapabilities: Sendable, Equatable {
     public var maximumRating: Double
     /// How far `changeVolume` "up" / "down" moves the level.
     public var volumeStep: Double
+    /// Whether `announce` can speak `text` (eSpeak NG is installed).
+    public var textToSpeech: Bool
     /// Keyed by command name: like, dislike, bookmark.
     public var feedbackTitles: [String: (title: String, shortTitle: String)]
 
@@ -17,7 +19,7 @@ public struct CommandCapabilities: Sendable, Equatable {
         preferredIntervals: [Double] = [15],
         supportedPlaybackRates: [Double] = [1.0, 1.5, 2.0, 0.5],
         playerPlaybackRates: [Double] = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0],
-        minimumRating: Double = 0, maximumRating: Double = 5, volumeStep: Double = 0.05,
+        minimumRating: Double = 0, maximumRating: Double = 5, volumeStep: Double = 0.05, textToSpeech: Bool = false,
         feedbackTitles: [String: (title: String, shortTitle: String)] = [
             "like": ("Like", "Like"), "dislike": ("Dislike", "Dislike"), "bookmark": ("Bookmark", "Save"),
         ]
@@ -29,12 +31,14 @@ public struct CommandCapabilities: Sendable, Equatable {
         self.maximumRating = maximumRating
         self.feedbackTitles = feedbackTitles
         self.volumeStep = volumeStep
+        self.textToSpeech = textToSpeech
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.preferredIntervals == rhs.preferredIntervals && lhs.supportedPlaybackRates == rhs.supportedPlaybackRates
             && lhs.playerPlaybackRates == rhs.playerPlaybackRates && lhs.minimumRating == rhs.minimumRating
             && lhs.maximumRating == rhs.maximumRating && lhs.volumeStep == rhs.volumeStep
+            && lhs.textToSpeech == rhs.textToSpeech
             && lhs.feedbackTitles.mapValues { [$0.title, $0.shortTitle] }
                 == rhs.feedbackTitles.mapValues { [$0.title, $0.shortTitle] }
     }

@@ -4,7 +4,7 @@ import MediaJSON
 
 /// Every command of the contract, in the order `P/commands` lists them: the seed's transport, position,
 /// rate, feedback and language commands (S1), the playable-content commands, search and `interrupt`, then
-/// version 1.1's volume, queue editing and downloads. A command is one definition below (its name, lane,
+/// version 1.1's volume, queue editing and downloads, then version 1.2's announcements. A command is one definition below (its name, lane,
 /// availability, payload fields, parameters and decoding) and one entry here; the node binds its handler to
 /// the definition, and the compiler checks the handler's types. The fuzz test's generator, the command
 /// center's starting parameters and the check against asyncapi.yaml all read the entries.
@@ -22,6 +22,7 @@ public enum CommandTable {
         RemoteCommand.changeVolume, RemoteCommand.mute,
         RemoteCommand.addToQueue, RemoteCommand.removeFromQueue, RemoteCommand.moveQueueItem,
         RemoteCommand.download,
+        RemoteCommand.announce,
     ]
 
     public static let names: [String] = all.map(\.name)
@@ -338,6 +339,82 @@ extension RemoteCommand where Arguments == DownloadRequest {
             let identifier = try fields.requiredString("identifier")
             guard !identifier.isEmpty else { throw CommandValidationError("'identifier' must not be empty") }
             return DownloadRequest(identifier: identifier, isNegative: try fields.optionalBool("isNegative") ?? false)
+        }
+    }
+}
+
+// MARK: - Announcements (version 1.2)
+
+extension RemoteCommand where Arguments == AnnounceRequest {
+    /// A clip over the music: exactly one of `url`, `identifier` and `text`, or `cancel` alone.
+    public static var announce: Self {
+        .init(
+            "announce",
+            fields: [
+                .init("url", .string), .init("identifier", .string), .init("text", .string), .init("lang", .string),
+                .choice("mode", Announcement.Mode.self), .init("volume", .number), .init("cancel", .bool),
+            ],
+            parameters: { ["textToSpeech": .bool($0.textToSpeech), "maxWaiting": .number(Double(Announcement.maximumWaiting))] }
+        ) { fields, _ in
+            // Every field is checked whatever the others say, as for every command.
+            let url = try fields.optionalString("url")
+            let identifier = try fields.optionalString("identifier")
+            let text = try fields.optionalString("text")
+            let language = try fields.optionalString("lang")
+            let mode = try fields.optionalString("mode")
+            let volume = try fields.optionalNumber("volume")
+            let cancel = try fields.optionalBool("cancel")
+            if let cancel {
+                guard cancel else { throw CommandValidationError("'cancel' can only be true") }
+                let others = ["url", "identifier", "text", "lang", "mode", "volume"].filter { fields.payload[$0] != nil }
+                guard others.isEmpty else {
+                    throw CommandValidationError("'cancel' comes alone, without \(others.map { "'\($0)'" }.joined(separator: ", "))")
+                }
+                return .cancel
+            }
+            let sources = [url.map { _ in "url" }, identifier.map { _ in "identifier" }, text.map { _ in "text" }].compactMap { $0 }
+            guard sources.count == 1 else {
+                throw CommandValidationError(sources.isEmpty
+                    ? "missing field: one of 'url', 'identifier' or 'text'"
+                    : "exactly one of 'url', 'identifier' or 'text', got \(sources.map { "'\($0)'" }.joined(separator: " and "))")
+            }
+            guard language == nil || text != nil else { throw CommandValidationError("'lang' goes with 'text' only") }
+            let source: Announcement.Source
+            if let url {
+                guard url.hasPrefix("file://") || url.hasPrefix("http://") || url.hasPrefix("https://") else {
+                    throw CommandValidationError("'url' must be a file://, http:// or https:// URL, got \"\(url.prefix(80))\"")
+                }
+                source = .url(url)
+            } else if let identifier {
+                guard !identifier.isEmpty else { throw CommandValidationError("'identifier' must not be empty") }
+                source = .identifier(identifier)
+            } else {
+                let text = text ?? ""
+                guard !text.allSatisfy(\.isWhitespace) else { throw CommandValidationError("'text' must not be empty") }
+                guard text.count <= Announcement.maximumTextLength else {
+                    throw CommandValidationError(
+                        "'text' must be at most \(Announcement.maximumTextLength) characters, got \(text.count)")
+                }
+                if let language {
+                    // A voice name as eSpeak NG knows them: "en", "de", "en-us", "pt-br".
+                    let valid = !language.isEmpty && language.count <= 16
+                        && language.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || $0 == "-" }
+                    guard valid else { throw CommandValidationError("'lang' must be a language such as \"en\" or \"de\", got \"\(language.prefix(40))\"") }
+                }
+                source = .text(text, language: language)
+            }
+            var announcement = Announcement(source: source)
+            if let mode {
+                guard let chosen = Announcement.Mode(rawValue: mode) else {
+                    throw CommandValidationError("'mode' must be \"duck\" or \"pause\", got \"\(mode.prefix(40))\"")
+                }
+                announcement.mode = chosen
+            }
+            if let volume {
+                guard volume >= 0, volume <= 1 else { throw CommandValidationError("'volume' must be within 0...1, got \(quote(volume))") }
+                announcement.volume = volume
+            }
+            return .announce(announcement)
         }
     }
 }

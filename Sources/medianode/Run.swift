@@ -108,7 +108,7 @@ struct Run: AsyncParsableCommand {
             catalog.prepareBrowsing()
             let engine = try await startingEngine.value.get()
             node = Node(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
-                        metrics: metrics, logger: logger)
+                        metrics: metrics, clipPlayer: GStreamerClipPlayer(sharingOutputOf: engine), logger: logger)
         } catch {
             // A clean disconnect makes the broker drop the last will: a node that never ran says nothing.
             await transport.shutdown()

@@ -58,7 +58,8 @@ struct RunningNode {
         if let sink { engine = try GStreamerEngine(sink: sink) }
         // Pictures are cached in the catalog file, as the daemon's node keeps them.
         let node = Node(configuration: configuration, transport: try MQTTClient(configuration: mqtt), engine: engine,
-                        catalog: catalog?.database, artworkStore: catalog?.database, volumeMemory: catalog?.database)
+                        catalog: catalog?.database, artworkStore: catalog?.database, volumeMemory: catalog?.database,
+                        clipPlayer: engine.map { GStreamerClipPlayer(sharingOutputOf: $0) })
         let task = Task { await node.run() }
         let client = try TestMQTTClient(brokerURL: broker.url, version: clientVersion)
         try await client.connect()
