@@ -12,6 +12,8 @@ packages=(
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-tools
   # AAC in MP4 (.m4a): the decoder to play it, and the encoder the test fixtures are made with
   gstreamer1.0-libav
+  # Announcements: text spoken offline by eSpeak NG, through its GStreamer element
+  espeak-ng gstreamer1.0-espeak
   # Loudness levelling: EBU R128 integrated loudness of items without ReplayGain tags
   libebur128-dev
   # Tags of local files without decoding them (TagLib's C API)
