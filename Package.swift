@@ -197,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaNodeCoreTests",
-            dependencies: ["MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree", "MediaNodeTesting"],
+            dependencies: ["MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree", "Announcements", "MediaNodeTesting"],
             swiftSettings: swiftSettings
         ),
         /// The node's own logic on in-memory twins (transport, audio engine, catalog): no broker, no GStreamer.

@@ -44,6 +44,11 @@ public struct AnnouncementRefusal: Error, Sendable, Equatable {
     public enum Kind: Sendable { case noSuchContent, commandFailed }
     public var kind: Kind
     public var message: String
+
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
 }
 
 /// Plays announcements over the music, one after another in the order accepted, with at most

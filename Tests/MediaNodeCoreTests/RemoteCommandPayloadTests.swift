@@ -184,6 +184,22 @@ struct RemoteCommandPayloadTests {
                                (#"{"identifier":"ep1","isNegative":true}"#, DownloadRequest(identifier: "ep1", isNegative: true))],
             invalid: [("{}", "missing field 'identifier'"), (#"{"identifier":""}"#, "'identifier' must not be empty"),
                       (#"{"identifier":"ep1","isNegative":"yes"}"#, "'isNegative' must be a boolean")]),
+        row(.announce,
+            valid: [(#"{"text":"Next stop"}"#, .announce(Announcement(source: .text("Next stop", language: nil)))),
+                    (#"{"text":"Halt","lang":"de","mode":"pause","volume":0.5}"#,
+                     .announce(Announcement(source: .text("Halt", language: "de"), mode: .pause, volume: 0.5))),
+                    (#"{"url":"file:///tmp/chime.ogg"}"#, .announce(Announcement(source: .url("file:///tmp/chime.ogg")))),
+                    (#"{"identifier":"track:1","mode":"duck"}"#, .announce(Announcement(source: .identifier("track:1")))),
+                    (#"{"cancel":true}"#, .cancel)],
+            invalid: [("{}", "one of 'url', 'identifier' or 'text'"),
+                      (#"{"text":"a","url":"file:///a"}"#, "exactly one of"),
+                      (#"{"cancel":true,"text":"a"}"#, "'cancel' comes alone"), (#"{"cancel":false}"#, "only be true"),
+                      (#"{"text":"   "}"#, "must not be empty"),
+                      ("{\"text\":\"\(String(repeating: "a", count: 10_000))\"}", "at most 1000 characters"),
+                      (#"{"url":"ftp://x/a.mp3"}"#, "file://, http:// or https://"), (#"{"url":"a","lang":"en"}"#, "'lang' goes with 'text'"),
+                      (#"{"text":"a","lang":"e n"}"#, "'lang' must be a language"), (#"{"text":"a","mode":"shout"}"#, "\"duck\" or \"pause\""),
+                      (#"{"text":"a","volume":2}"#, "within 0...1"), (#"{"text":"a","volume":"loud"}"#, "'volume' must be a number"),
+                      (#"{"text":5}"#, "'text' must be a string"), (#"{"identifier":""}"#, "must not be empty")]),
     ]
 
     @Test("every command of the table has a row with valid and invalid payloads")
