@@ -147,14 +147,15 @@ public actor Announcer: Service {
         return ids.count
     }
 
+    /// Plays announcements until shutdown, which stops the one playing and drops the waiting ones (each
+    /// ends `cancelled`). The music is not given back then: the audio stops right after, and the resume
+    /// store saves it as it stands.
     public func run() async throws {
-        await withGracefulShutdownHandler {
-            for await _ in wakes {
+        try? await cancelWhenGracefulShutdown {
+            for await _ in self.wakes {
                 guard !Task.isCancelled else { break }
-                await playWaiting()
+                await self.playWaiting()
             }
-        } onGracefulShutdown: { [wake] in
-            wake.finish()
         }
         cancelAll()
     }
@@ -172,7 +173,7 @@ public actor Announcer: Service {
             for id in dropped { events.announcementFinished(id: id, reason: .cancelled) }
             dropped.removeAll()
         }
-        if held { await music.releaseAfterAnnouncements() }
+        if held, !Task.isCancelled { await music.releaseAfterAnnouncements() }
     }
 
     private func play(_ pending: Pending, holding held: inout Bool) async -> AnnouncementEnd {
@@ -181,7 +182,11 @@ public actor Announcer: Service {
         playing?.stop = { preparation.cancel() }
         let prepared: PreparedClip
         do {
-            prepared = try await preparation.value
+            prepared = try await withTaskCancellationHandler {
+                try await preparation.value
+            } onCancel: {
+                preparation.cancel()
+            }
         } catch {
             return playing?.cancelled == true || error is CancellationError ? .cancelled : .failed("\(error)")
         }
@@ -200,7 +205,7 @@ public actor Announcer: Service {
         playing?.stop = { task.cancel() }
         // A cancel that came while the music was being held had nothing to stop yet.
         if playing?.cancelled == true { task.cancel() }
-        let outcome = await task.value
+        let outcome = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
         switch outcome {
         case .finished: return .finished
         case .cancelled: return .cancelled
