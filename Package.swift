@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "Announcements",
             dependencies: [
-                "Playback", "RemoteCommands", "HTTPTransfer", .product(name: "Logging", package: "swift-log"),
+                "Playback", "RemoteCommands", "MediaJSON", "HTTPTransfer", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),

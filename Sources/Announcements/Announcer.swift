@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MediaJSON
 import Playback
 import RemoteCommands
 import ServiceLifecycle
@@ -257,6 +258,26 @@ public actor Announcer: Service {
         guard !isDirectory.boolValue else { return "\(path) is a directory, not an audio file" }
         guard FileManager.default.isReadableFile(atPath: path) else { return "\(path) cannot be read" }
         return nil
+    }
+}
+
+extension Announcer {
+    /// Binds `announce` in `center`: accepted (its id in the reply) or refused at once; played in turn.
+    public nonisolated func handleCommands(in center: RemoteCommandCenter) {
+        center.addHandler(for: .announce) { [self] request in
+            switch request {
+            case .cancel:
+                let ended = await cancelAll()
+                return CommandResult(.success, data: ["cancelled": .number(Double(ended))])
+            case let .announce(announcement):
+                switch await accept(announcement) {
+                case let .success(id):
+                    return CommandResult(.success, data: ["announcementId": .string(id)])
+                case let .failure(refusal):
+                    return CommandResult(refusal.kind == .noSuchContent ? .noSuchContent : .commandFailed, message: refusal.message)
+                }
+            }
+        }
     }
 }
 

@@ -40,23 +40,3 @@ struct AnnouncementEventPublisher: AnnouncementEvents {
         publish(.object(event))
     }
 }
-
-extension Node {
-    /// `announce`: accepted (its id in the reply) or refused at once; the announcer plays it in turn.
-    func registerAnnouncementCommand(_ announcer: Announcer) {
-        commandCenter.addHandler(for: .announce) { request in
-            switch request {
-            case .cancel:
-                let ended = await announcer.cancelAll()
-                return CommandResult(.success, data: ["cancelled": .number(Double(ended))])
-            case let .announce(announcement):
-                switch await announcer.accept(announcement) {
-                case let .success(id):
-                    return CommandResult(.success, data: ["announcementId": .string(id)])
-                case let .failure(refusal):
-                    return CommandResult(refusal.kind == .noSuchContent ? .noSuchContent : .commandFailed, message: refusal.message)
-                }
-            }
-        }
-    }
-}

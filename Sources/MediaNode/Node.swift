@@ -167,7 +167,7 @@ public final class Node: Sendable {
             self.announcer = nil
         }
         if let playback { registerPlaybackCommands(playback) }
-        if let announcer { registerAnnouncementCommand(announcer) }
+        announcer?.handleCommands(in: self.commandCenter)
         if let content { registerContentCommands(content) }
         if let content, let downloads { registerDownloadCommands(content, downloads: downloads) }
     }
