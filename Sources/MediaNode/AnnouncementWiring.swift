@@ -22,7 +22,9 @@ struct CatalogClips: AnnouncementCatalog {
 
 /// `announcementStarted` and `announcementFinished` on `P/events`.
 struct AnnouncementEventPublisher: AnnouncementEvents {
-    let publish: @Sendable (JSONValue) -> Void
+    let events: EventPublisher
+
+    private func publish(_ event: JSONValue) { events.publish(event) }
 
     func announcementStarted(id: String) {
         publish(["type": "announcementStarted", "announcementId": .string(id)])

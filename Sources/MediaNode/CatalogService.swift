@@ -44,7 +44,27 @@ public protocol CatalogObserver: Sendable {
     func setEmptyRootReason(_ reason: EmptyRootReason) async
 }
 
-extension Node: CatalogObserver {}
+/// The node's parts the catalog service reports to: events, the counts in `P/info`, and the tree's
+/// empty-state items.
+struct CatalogFollower: CatalogObserver {
+    let started: Latch
+    let events: EventPublisher
+    let info: NodeInfo
+    let content: NodeContent?
+    let logger: Logger
+
+    func waitUntilStarted() async { await started.wait() }
+    func publishEvent(_ event: JSONValue) { events.publish(event) }
+    func refreshCatalogSummary() async { await info.refreshCatalogSummary() }
+
+    func setSectionStatus(_ reason: EmptyRootReason, for section: String) async {
+        await content?.setSectionStatus(reason, for: section, logger: logger)
+    }
+
+    func setEmptyRootReason(_ reason: EmptyRootReason) async {
+        await content?.setEmptyRootReason(reason, logger: logger)
+    }
+}
 
 /// Keeps the catalog cache filled in the background: the node serves whatever the cache holds from the
 /// first moment (S26, S29, S30), while this service scans `--library` folders and refreshes `--catalog`

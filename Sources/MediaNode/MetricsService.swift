@@ -122,7 +122,7 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
         settlePlaying()
         let uptime = ContinuousClock.now - started
         return HealthMoment(
-            timestamp: Node.utcTimestamp(Date()),
+            timestamp: NodeInfo.utcTimestamp(Date()),
             uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
             intervalSeconds: settings.interval.map(Self.seconds) ?? 0,
             catalogBytes: catalogFile.map(Self.fileBytes) ?? 0, process: .read())

@@ -243,6 +243,6 @@ extension Node {
             publishEvent(["type": "error", "message": .string("context: \(reply.result.message ?? "")")])
             return
         }
-        await applyContext(payload)
+        await context.apply(payload)
     }
 }

@@ -90,16 +90,16 @@ struct NowPlayingService: Service {
 
 extension Node: PlaybackStopping, PlaybackFollower {
     func settleBeforeAudioStops() async {
-        await saveCurrentProgress()
-        await publishPendingTree()
+        await progress?.saveCurrent()
+        await progress?.publishPendingTree()
     }
 
     func show(_ snapshot: PlaybackSnapshot, itemChanged: Bool) async {
         publishQueue(snapshot.queue)
-        publishVolume(snapshot.volume, isMuted: snapshot.isMuted, speedGainDb: snapshot.speedGainDb)
+        volume?.publish(snapshot.volume, isMuted: snapshot.isMuted, speedGainDb: snapshot.speedGainDb)
         await nowPlaying.update(
-            snapshot, nowPlayingIdentifiers: snapshot.item.map { nowPlayingIdentifiers(for: $0.identifier) })
-        await followProgress(snapshot)
+            snapshot, nowPlayingIdentifiers: snapshot.item.map { (content?.queueContext ?? []) + [$0.identifier] })
+        await progress?.follow(snapshot)
         commandCenter.setCurrentPlaybackRate(snapshot.rate)
         commandCenter.setParameter(
             "currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: RemoteCommand.changeRepeatMode)
@@ -117,16 +117,16 @@ extension Node: PlaybackStopping, PlaybackFollower {
     func report(_ event: PlaybackEvent) async {
         switch event {
         case let .trackStarted(identifier):
-            publishEvent(["type": "trackStarted", "identifier": .string(identifier)])
+            events.publish(["type": "trackStarted", "identifier": .string(identifier)])
         case let .trackEnded(identifier, reason, position):
-            await followProgress(ended: identifier, position: position)
-            publishEvent([
+            await progress?.follow(ended: identifier, position: position)
+            events.publish([
                 "type": "trackEnded", "identifier": .string(identifier), "reason": .string(reason.rawValue),
                 "position": .number(position),
             ])
         case let .error(identifier, error):
             logger.warning("playback error on \(identifier ?? "the output"): \(error)")
-            publishEvent([
+            events.publish([
                 "type": "error", "identifier": JSONValue(identifier), "kind": .string(error.kind.rawValue),
                 "message": .string(error.message),
             ])

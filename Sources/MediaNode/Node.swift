@@ -36,8 +36,10 @@ public final class Node: Sendable {
     /// Which tree nodes are retained, remembered across restarts when the catalog can hold it.
     let retainedBook: RetainedTopicBook?
     let logger: Logger
-    let startedAt: Date
-    let catalogInfo = CatalogInfoState()
+    /// `P/info`, and the catalog counts in it.
+    let info: NodeInfo
+    /// `P/events`.
+    let events: EventPublisher
     /// Opens once the initial state, the upper levels of the tree included, is in place.
     let initialStatePublished = Latch()
     /// Opens once the command subscriptions are made and the initial retained state, capabilities
@@ -49,14 +51,18 @@ public final class Node: Sendable {
     let ownRun = OwnRun()
     /// Publishes the pictures the published tree names.
     let treeArtwork: TreeArtworkPublisher
-    /// The listener's volume across restarts, when the node has a catalog file.
-    let volumeMemory: (any VolumeMemory)?
-    /// Whether saving positions fails now (a full or read-only disk), so it is logged once, not each time.
-    let progressSaveFailures = FailureEpisode()
+    /// The listener's level, mute and `P/volume`, when the node plays.
+    let volume: ListenerVolume?
+    /// Each item's position saved and shown in the tree (S31), when the node has a catalog.
+    let progress: PlaybackProgress?
+    /// `P/context`: the content limits, metered network and vehicle speed.
+    let context: ContextFollower
     /// Lines for commands answered with a failure: a hostile client's flood shows as a count, not a flood.
     let refusalLog = LogBudget()
     /// Local copies for offline listening, when the node has a catalog file to keep their rows.
     let downloads: DownloadManager?
+    /// Works the download queue and answers `download`, when the node keeps local copies.
+    let downloadService: DownloadService?
     /// Makes the queue's items from the catalog's, for the content commands and the resume store.
     let queueItems: QueueItemMaker
     /// The play state across restarts, when the node plays and has a catalog file to keep it in.
@@ -65,13 +71,8 @@ public final class Node: Sendable {
     let metricsService: MetricsService?
     /// Counts replies by status and their latency (no-ops without metrics).
     let commandMetrics: CommandMetrics
-    let downloadMetrics: DownloadMetrics
-    /// The catalog's playable items, set after each catalog summary.
-    let catalogPlayables: CoreMetrics.Recorder
     /// Recently Played and Favorites, when the node has a catalog file to keep them.
     let listeningHistory: ListeningHistory?
-    /// Turns `vehicleSpeed` in each context into the controller's speed gain.
-    let speedGain: VehicleSpeedGain
     /// Plays `announce` clips over the music, when the node plays and has an output for them.
     let announcer: Announcer?
 
@@ -104,8 +105,8 @@ public final class Node: Sendable {
         self.transport = transport
         self.engine = engine
         self.catalog = catalog
-        self.volumeMemory = volumeMemory
-        self.commandCenter = commandCenter ?? RemoteCommandCenter(capabilities: configuration.capabilities)
+        let commandCenter = commandCenter ?? RemoteCommandCenter(capabilities: configuration.capabilities)
+        self.commandCenter = commandCenter
         self.logger = logger
         let tree = configuration.topics.contentTree
         self.retainedBook = retainedMemory.map { RetainedTopicBook(memory: $0, logger: logger) }
@@ -123,8 +124,8 @@ public final class Node: Sendable {
             store: artworkStore, retained: retained, topics: configuration.topics,
             processor: ArtworkProcessor(maximumDimension: configuration.artworkSize), started: initialStatePublished,
             logger: logger)
-        self.startedAt = Date()
-        self.speedGain = VehicleSpeedGain(dbPer100: configuration.speedVolume, logger: logger)
+        let events = EventPublisher(transport: transport, topic: configuration.topics.events, logger: logger)
+        self.events = events
         if configuration.metrics.isEnabled || metrics != nil {
             self.metricsService = MetricsService(
                 backend: metrics ?? NodeMetricsBackend(), settings: configuration.metrics, retained: retained,
@@ -135,17 +136,45 @@ public final class Node: Sendable {
         }
         let recording: any MetricsRecording = metricsService ?? NoMetrics()
         self.commandMetrics = CommandMetrics(factory: recording.factory)
-        self.downloadMetrics = DownloadMetrics(factory: recording.factory)
-        self.catalogPlayables = CoreMetrics.Recorder(label: MetricName.catalogPlayables, factory: recording.factory)
+        self.info = NodeInfo(
+            configuration: configuration, startedAt: Date(), catalog: catalog, retained: retained,
+            playables: CoreMetrics.Recorder(label: MetricName.catalogPlayables, factory: recording.factory), logger: logger)
         self.inbound = InboundLanes(replyDeadline: configuration.replyDeadline)
         let loudness = (catalog as? CatalogDatabase).map { CatalogLoudness(database: $0) }
         self.playback = engine.map {
             PlaybackController(
                 engine: $0, loudness: loudness, levelling: LoudnessLevelling(target: configuration.loudnessTarget))
         }
-        self.content = Self.makeContent(
+        let content = NodeContent.make(
             catalog: catalog, configuration: configuration,
-            publish: Self.treePublisher(retained: retained, topics: configuration.topics, treeArtwork: treeArtwork))
+            publish: ContentTreeService.treePublisher(retained: retained, topics: configuration.topics, treeArtwork: treeArtwork))
+        self.content = content
+        if let playback {
+            self.volume = ListenerVolume(
+                playback: playback, memory: volumeMemory, commandCenter: commandCenter, retained: retained,
+                topic: configuration.topics.volume, logger: logger)
+        } else {
+            self.volume = nil
+        }
+        // Whether saving positions fails now (a full or read-only disk), so it is logged once, not each time.
+        let progressSaveFailures = FailureEpisode()
+        if let content, let catalog {
+            self.progress = PlaybackProgress(
+                content: content, catalog: catalog, playback: playback, saveFailures: progressSaveFailures, logger: logger)
+        } else {
+            self.progress = nil
+        }
+        self.context = ContextFollower(
+            content: content, playback: playback, downloads: downloads,
+            speedGain: VehicleSpeedGain(dbPer100: configuration.speedVolume, logger: logger), events: events, logger: logger)
+        if let downloads {
+            self.downloadService = DownloadService(
+                ready: commandsReady, started: initialStatePublished, downloads: downloads, settings: configuration.downloads,
+                content: content, catalog: catalog, events: events,
+                metrics: DownloadMetrics(factory: recording.factory), logger: logger)
+        } else {
+            self.downloadService = nil
+        }
         if let playback, let playStateMemory {
             self.resumeStore = ResumeStore(
                 memory: playStateMemory, playback: playback, items: queueItems, origin: content,
@@ -155,21 +184,19 @@ public final class Node: Sendable {
             self.resumeStore = nil
         }
         if let playback, let clipPlayer {
-            let publishEvent: @Sendable (JSONValue) -> Void = { [transport, topics = configuration.topics, logger] event in
-                Self.publishEvent(event, on: transport, topic: topics.events, logger: logger)
-            }
             self.announcer = Announcer(
                 player: clipPlayer, music: playback, catalog: catalog.map { CatalogClips(catalog: $0, items: queueItems) },
-                events: AnnouncementEventPublisher(publish: publishEvent),
+                events: AnnouncementEventPublisher(events: events),
                 temporaryDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("medianode-announcements-\(getpid())"),
                 logger: logger)
         } else {
             self.announcer = nil
         }
         if let playback { registerPlaybackCommands(playback) }
-        announcer?.handleCommands(in: self.commandCenter)
+        announcer?.handleCommands(in: commandCenter)
         if let content { registerContentCommands(content) }
-        if let content, let downloads { registerDownloadCommands(content, downloads: downloads) }
+        volume?.handleCommands()
+        downloadService?.handleCommands(in: commandCenter)
     }
 
     /// A node on the SQLite catalog cache, which is also where its pictures and retained topics are kept.
@@ -201,9 +228,9 @@ public final class Node: Sendable {
     ///     it (the now-playing service publishes them), with no `stopped` before them.
     func publishInitialState(volume: Double, isRestored: Bool = false) {
         retained.publish(topics.status, Array("online".utf8))
-        if catalog == nil { publishInfo() }
+        if catalog == nil { info.publish() }
         publishCapabilities()
-        if playback != nil { publishVolume(volume, isMuted: false) }
+        self.volume?.publish(volume, isMuted: false)
         guard !isRestored else { return }
         retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
         retained.publish(topics.nowPlayingArtwork, [])
@@ -217,43 +244,21 @@ public final class Node: Sendable {
         retained.publish(topics.commands, rendering: { [commandCenter] in commandCenter.capabilitiesDocument.jsonBytes })
     }
 
-    /// ISO 8601 in UTC to the second (2026-11-25T15:20:16Z), by hand: ISO8601DateFormatter and even
-    /// FoundationEssentials' `.iso8601` style look up the current time zone through ICU, which kept 3-6 MiB
-    /// of ICU resident in every node for this one timestamp.
-    static func utcTimestamp(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var fields = tm()
-        gmtime_r(&seconds, &fields)
-        func padded(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(padded(fields.tm_year + 1900, 4))-\(padded(fields.tm_mon + 1, 2))-\(padded(fields.tm_mday, 2))"
-            + "T\(padded(fields.tm_hour, 2)):\(padded(fields.tm_min, 2)):\(padded(fields.tm_sec, 2))Z"
-    }
-
-    func publishInfo() {
-        let info: JSONValue = [
-            "nodeId": .string(configuration.nodeID),
-            "version": .string(MediaNodeVersion.string),
-            "startedAt": .string(Self.utcTimestamp(startedAt)),
-            "mqttVersion": .string(configuration.protocolVersion.rawValue),
-            "catalog": catalogInfoDocument(),
-        ]
-        retained.publish(topics.info, info.jsonBytes)
-    }
-
     /// Publishes a non-retained event on `P/events`.
     public func publishEvent(_ event: JSONValue) {
-        Self.publishEvent(event, on: transport, topic: topics.events, logger: logger)
+        events.publish(event)
     }
 
-    static func publishEvent(_ event: JSONValue, on transport: any MessageTransport, topic: String, logger: Logger) {
-        do {
-            try transport.publish(topic: topic, payload: event.jsonBytes, qos: 1, retain: false,
-                                  properties: MQTTProperties(contentType: "application/json"))
-        } catch {
-            logger.debug("event not sent: \(error)")
-        }
+    /// What the catalog service tells the node: events, counts and why the tree is empty.
+    public var catalogObserver: any CatalogObserver {
+        CatalogFollower(started: initialStatePublished, events: events, info: info, content: content, logger: logger)
     }
+
+    /// Says why the root is empty (no media, still loading, offline); the status item follows (S25).
+    public func setEmptyRootReason(_ reason: EmptyRootReason) async {
+        await content?.setEmptyRootReason(reason, logger: logger)
+    }
+
+    /// The content manager, when the node has a catalog.
+    public var contentManager: PlayableContentManager? { content?.manager }
 }

@@ -42,11 +42,12 @@ extension Node {
             // After the audio, so a clip playing at shutdown is stopped before the music.
             if let announcer { services.append(.init(service: announcer, serviceName: "Announcements")) }
         }
-        if let content, let catalog {
+        if let content, let catalog, let progress {
             services.append(.init(
                 service: ContentTreeService(
                     ready: commandsReady, started: initialStatePublished, content: content, catalog: catalog,
-                    treeArtwork: treeArtwork, tree: self),
+                    treeArtwork: treeArtwork, progress: progress, info: info, retained: retained, retainedBook: retainedBook,
+                    treeTopic: topics.contentTree, logger: logger),
                 serviceName: "ContentTree"))
         }
         if let catalogService { services.append(.init(service: catalogService, serviceName: "Catalog")) }
@@ -58,13 +59,7 @@ extension Node {
                     started: initialStatePublished, logger: logger),
                 serviceName: "Loudness"))
         }
-        if let downloads {
-            services.append(.init(
-                service: DownloadService(
-                    ready: commandsReady, started: initialStatePublished, downloads: downloads,
-                    settings: configuration.downloads, content: content, catalog: catalog, follower: self),
-                serviceName: "Downloads"))
-        }
+        if let downloadService { services.append(.init(service: downloadService, serviceName: "Downloads")) }
         if configuration.homeAssistantPrefix != nil || retainedBook != nil {
             services.append(.init(service: HomeAssistantService(ready: commandsReady, announcer: self), serviceName: "HomeAssistant"))
         }

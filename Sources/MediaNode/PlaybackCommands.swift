@@ -77,7 +77,6 @@ extension Node {
             }
         }
         registerFeedbackCommands(playback)
-        registerVolumeCommands(playback)
     }
 
     private func registerFeedbackCommands(_ playback: PlaybackController) {

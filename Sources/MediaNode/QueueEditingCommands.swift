@@ -29,7 +29,7 @@ extension Node {
                 if item.isPlayable, item.uri != nil {
                     added.append(try await queueItem(item, container: item.containerIdentifier, resume: false))
                 } else if item.isContainer {
-                    let children = try await playableChildren(of: item)
+                    let children = try await content.playableChildren(of: item)
                     guard !children.isEmpty else { return .failed("'\(identifier)' holds nothing playable") }
                     for child in children {
                         added.append(try await queueItem(child, container: item.identifier, resume: false))
@@ -43,11 +43,12 @@ extension Node {
         }
         return Self.result(await playback.addToQueue(added, request.position == .next ? .afterCurrent : .atEnd))
     }
+}
 
+extension NodeContent {
     /// A container's playable children in catalog order (at most the 1000 a queue takes from one container).
     func playableChildren(of container: ContentItem) async throws -> [ContentItem] {
-        guard let catalog else { return [] }
-        let page = try await catalog.children(of: container.identifier, offset: 0, limit: 1000)
+        let page = try await manager.catalog.children(of: container.identifier, offset: 0, limit: 1000)
         return page.items.filter { $0.isPlayable && $0.uri != nil }
     }
 }

@@ -70,7 +70,7 @@ extension Node {
         } catch {
             logger.error("cannot subscribe to command topics: \(error)")
         }
-        let volume = await restoreVolume()
+        let volume = await self.volume?.restore() ?? 1
         // The queue the last run saved goes back first, so the first now playing already shows it.
         await resumeStore?.restored.wait()
         publishInitialState(volume: volume, isRestored: await playback?.snapshot.item != nil)

@@ -118,7 +118,7 @@ struct Run: AsyncParsableCommand {
             remoteInterval: .seconds(max(1, catalogRefresh ?? 1800)),
             localInterval: .seconds(max(1, libraryRescan ?? 300)))
         let catalogService = CatalogService(
-            node: node, database: catalog, libraries: configuration.libraries, catalogs: configuration.catalogs,
+            node: node.catalogObserver, database: catalog, libraries: configuration.libraries, catalogs: configuration.catalogs,
             settings: refresh, tagReader: DiscovererTagReader())
         // One group, in dependency order: on SIGTERM or SIGINT commands stop first and the transport last,
         // once the node has said `offline` (see `Node.services`).

@@ -39,7 +39,7 @@ struct CatalogServiceTests {
                         catalog: database)
         let nodeTask = Task { await node.run() }
         let service = CatalogService(
-            node: node, database: database, libraries: [], catalogs: [feedURL],
+            node: node.catalogObserver, database: database, libraries: [], catalogs: [feedURL],
             settings: CatalogRefreshSettings(
                 remoteInterval: .milliseconds(400),
                 policy: RefreshPolicy(requestTimeout: .seconds(2), maxAttempts: 1),
@@ -120,7 +120,7 @@ struct CatalogServiceTests {
         let node = Node(configuration: configuration, transport: try MQTTClient(configuration: configuration.mqttConfiguration),
                         catalog: database)
         let nodeTask = Task { await node.run() }
-        let service = CatalogService(node: node, database: database, libraries: [], catalogs: [feed.path])
+        let service = CatalogService(node: node.catalogObserver, database: database, libraries: [], catalogs: [feed.path])
         let serviceTask = Task { try await service.run() }
 
         let removed = try await client.first(timeout: .seconds(15)) { message in

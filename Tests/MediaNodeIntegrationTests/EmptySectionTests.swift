@@ -32,7 +32,7 @@ struct EmptySectionTests {
                         catalog: database)
         let nodeTask = Task { await node.run() }
         let service = CatalogService(
-            node: node, database: database, libraries: [library.path], catalogs: catalogs,
+            node: node.catalogObserver, database: database, libraries: [library.path], catalogs: catalogs,
             settings: CatalogRefreshSettings(
                 policy: RefreshPolicy(requestTimeout: .seconds(2), maxAttempts: 1),
                 fetchLimits: HTTPFetchLimits(connectTimeout: .seconds(1), idleTimeout: .seconds(1))))

@@ -1,49 +1,62 @@
 import ContentTree
 import Foundation
+import Logging
 import Playback
 
-// MARK: - Playback progress (S31): saved per item, published as playbackProgress, resumed on play
+/// Playback progress (S31): each item's position saved in the catalog when it stops, ends, and on a clock
+/// while it plays, and the lists showing it republished (`playbackProgress`); `play` resumes from it.
+final class PlaybackProgress: Sendable {
+    private let content: NodeContent
+    private let catalog: any ContentCatalog
+    private let playback: PlaybackController?
+    /// Shared with the resume store's saves: a full disk fails both, and is one episode in the log.
+    private let saveFailures: FailureEpisode
+    private let logger: Logger
 
-extension Node {
+    init(content: NodeContent, catalog: any ContentCatalog, playback: PlaybackController?, saveFailures: FailureEpisode,
+         logger: Logger) {
+        self.content = content
+        self.catalog = catalog
+        self.playback = playback
+        self.saveFailures = saveFailures
+        self.logger = logger
+    }
+
     /// Called with every snapshot: leaving `playing` saves where the item stands.
-    func followProgress(_ snapshot: PlaybackSnapshot) async {
-        guard let content else { return }
+    func follow(_ snapshot: PlaybackSnapshot) async {
         let previous = content.follow(snapshot)
         guard previous == .playing, snapshot.state != .playing, let item = snapshot.item, !item.isLiveStream else { return }
-        await saveProgress(item.identifier, elapsed: snapshot.elapsed, duration: snapshot.duration ?? item.duration)
+        await save(item.identifier, elapsed: snapshot.elapsed, duration: snapshot.duration ?? item.duration)
     }
 
     /// Called with every trackEnded: the item's last position (its end when it finished).
-    func followProgress(ended identifier: String, position: Double) async {
-        guard let content else { return }
-        await saveProgress(identifier, elapsed: position, duration: content.duration(of: identifier))
+    func follow(ended identifier: String, position: Double) async {
+        await save(identifier, elapsed: position, duration: content.duration(of: identifier))
     }
 
-    /// While playing, saves the position every `progressInterval`.
-    func saveProgressPeriodically() async {
-        guard let content else { return }
+    /// While playing, saves the position every `progressInterval`, until cancelled.
+    func savePeriodically() async {
         while !Task.isCancelled {
             do { try await Task.sleep(for: content.settings.progressInterval) } catch { return }
-            await saveCurrentProgress(onlyWhilePlaying: true)
+            await saveCurrent(onlyWhilePlaying: true)
         }
     }
 
     /// Saves the current item's position, e.g. at shutdown. While it plays, the position is saved on a
     /// clock, but the lists showing it are republished only when what they show moved visibly.
-    func saveCurrentProgress(onlyWhilePlaying: Bool = false) async {
-        guard let playback, content != nil else { return }
+    func saveCurrent(onlyWhilePlaying: Bool = false) async {
+        guard let playback else { return }
         let snapshot = await playback.snapshot
         guard let item = snapshot.item, !item.isLiveStream else { return }
         if onlyWhilePlaying && snapshot.state != .playing { return }
         guard let position = await playback.position() else { return }
-        await saveProgress(item.identifier, elapsed: position, duration: snapshot.duration ?? item.duration,
-                           whilePlaying: onlyWhilePlaying)
+        await save(item.identifier, elapsed: position, duration: snapshot.duration ?? item.duration,
+                   whilePlaying: onlyWhilePlaying)
     }
 
     /// At shutdown, once the content tree service has stopped: the lists showing the position just saved
     /// are republished now, before `offline`, not after a coalescing window the node no longer waits for.
     func publishPendingTree() async {
-        guard let content else { return }
         let (diff, progress) = content.takePending()
         guard !diff.isEmpty || !progress.isEmpty else { return }
         do {
@@ -53,19 +66,18 @@ extension Node {
         }
     }
 
-    func saveProgress(_ identifier: String, elapsed: Double, duration: Double?, whilePlaying: Bool = false) async {
-        guard let catalog, let content else { return }
+    private func save(_ identifier: String, elapsed: Double, duration: Double?, whilePlaying: Bool = false) async {
         let position = PlaybackPosition(elapsed: elapsed, duration: duration, updatedAt: Date().timeIntervalSince1970)
         do {
             try await catalog.savePlaybackPosition(position, for: identifier)
-            if progressSaveFailures.succeeded() {
+            if saveFailures.succeeded() {
                 logger.notice("saving positions again: the position of \(identifier) is saved")
             }
             if whilePlaying, !(await content.movedVisibly(identifier, to: position)) { return }
             content.markProgress(identifier)
         } catch {
             // A full disk fails every save until space comes back: said once when it starts, once when it ends.
-            if progressSaveFailures.failed() {
+            if saveFailures.failed() {
                 let retry = content.settings.progressInterval
                 logger.warning(
                     "could not save the position of \(identifier): \(error); playback goes on, saves are retried every \(retry) and logged again once one works")

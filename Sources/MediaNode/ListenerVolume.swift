@@ -1,13 +1,21 @@
+import Logging
 import MediaJSON
 import Playback
 import RemoteCommands
 
-// MARK: - Volume and mute: `changeVolume`, `mute` and the retained `P/volume`
+/// The listener's level and mute: `changeVolume` and `mute`, the retained `P/volume` with the capability
+/// parameters that show the same facts, and the level kept across restarts.
+struct ListenerVolume: Sendable {
+    let playback: PlaybackController
+    let memory: (any VolumeMemory)?
+    let commandCenter: RemoteCommandCenter
+    let retained: RetainedPublisher
+    let topic: String
+    let logger: Logger
 
-extension Node {
-    func registerVolumeCommands(_ playback: PlaybackController) {
-        let step = configuration.capabilities.volumeStep
-        commandCenter.addHandler(for: .changeVolume) { [weak self] request in
+    func handleCommands() {
+        let step = commandCenter.capabilities.volumeStep
+        commandCenter.addHandler(for: .changeVolume) { [self] request in
             let level: Double
             switch request {
             case let .level(value):
@@ -16,20 +24,19 @@ extension Node {
             case .up: level = await playback.stepVolume(by: step)
             case .down: level = await playback.stepVolume(by: -step)
             }
-            await self?.saveVolume(level)
+            await save(level)
             return .success
         }
-        commandCenter.addHandler(for: .mute) { isMuted in
-            Self.result(await playback.setMuted(isMuted))
+        commandCenter.addHandler(for: .mute) { [playback] isMuted in
+            Node.result(await playback.setMuted(isMuted))
         }
     }
 
     /// Gives the audio output the level an earlier run left; returns the level it starts with.
-    func restoreVolume() async -> Double {
-        guard let playback else { return 1 }
+    func restore() async -> Double {
         var level = 1.0
         do {
-            if let saved = try await volumeMemory?.savedVolume(), saved.isFinite { level = min(1, max(0, saved)) }
+            if let saved = try await memory?.savedVolume(), saved.isFinite { level = min(1, max(0, saved)) }
         } catch {
             logger.warning("could not read the saved volume, starting at 1.0: \(error)")
         }
@@ -39,9 +46,9 @@ extension Node {
         return level
     }
 
-    func saveVolume(_ level: Double) async {
+    private func save(_ level: Double) async {
         do {
-            try await volumeMemory?.saveVolume(level)
+            try await memory?.saveVolume(level)
         } catch {
             // The level still applies now; only the next start would not have it.
             logger.warning("could not save the volume: \(error)")
@@ -49,12 +56,11 @@ extension Node {
     }
 
     /// `P/volume` and the capability parameters that show the same facts.
-    func publishVolume(_ level: Double, isMuted: Bool, speedGainDb: Double = 0) {
+    func publish(_ level: Double, isMuted: Bool, speedGainDb: Double = 0) {
         // Rounded: the gain is a setting shown to people, not a measurement.
         let speed = (speedGainDb * 100).rounded() / 100
         retained.publish(
-            topics.volume,
-            JSONValue.object(["volume": .number(level), "isMuted": .bool(isMuted), "speedGainDb": .number(speed)]).jsonBytes)
+            topic, JSONValue.object(["volume": .number(level), "isMuted": .bool(isMuted), "speedGainDb": .number(speed)]).jsonBytes)
         commandCenter.setParameter("volume", .number(level), for: RemoteCommand.changeVolume)
         commandCenter.setParameter("isMuted", .bool(isMuted), for: RemoteCommand.mute)
     }

@@ -1,23 +1,13 @@
+import CatalogStore
 import ContentTree
 import Foundation
+import Logging
 import MediaJSON
+import Playback
 import RemoteCommands
 import ServiceLifecycle
 
 // MARK: - The retained content tree
-
-/// What the content tree service asks of the rest of the node: the tree's publishing, progress saves and
-/// the catalog's counts, which reach the retained topics and the catalog through it.
-protocol ContentTreePublishing: Sendable {
-    /// Publishes the upper levels of the tree; opens `initialStatePublished` once they are out.
-    func publishInitialTree(_ content: NodeContent) async
-    /// Republishes what catalog changes and progress touched, once per burst, until cancelled.
-    func flushContent(_ content: NodeContent) async
-    /// While playing, saves the position on a clock, until cancelled.
-    func saveProgressPeriodically() async
-    /// Rereads the catalog's counts for `P/info`.
-    func refreshCatalogSummary() async
-}
 
 /// Publishes the upper levels of the tree once the command subscriptions and capabilities are in place
 /// (S19), then follows catalog changes and playback progress; reads the catalog's counts for `P/info`.
@@ -28,46 +18,48 @@ struct ContentTreeService: Service {
     let content: NodeContent
     let catalog: any ContentCatalog
     let treeArtwork: TreeArtworkPublisher
-    let tree: any ContentTreePublishing
+    let progress: PlaybackProgress
+    let info: NodeInfo
+    let retained: RetainedPublisher
+    /// Which tree nodes earlier runs left retained, when the catalog file remembers it.
+    let retainedBook: RetainedTopicBook?
+    let treeTopic: String
+    let logger: Logger
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { [ready, started, content, catalog, treeArtwork, tree] in
+        await cancelWhenGracefulShutdown { [self] in
             await ready.wait()
             // Followed from before the tree is read: no change committed meanwhile is missed.
             let changes = catalog.changes()
             await withDiscardingTaskGroup { group in
-                group.addTask { await tree.publishInitialTree(content) }
+                group.addTask { await publishInitialTree() }
                 group.addTask { for await diff in changes { content.mark(diff) } }
-                group.addTask { await tree.flushContent(content) }
-                group.addTask { await tree.saveProgressPeriodically() }
+                group.addTask { await flushContent() }
+                group.addTask { await progress.savePeriodically() }
                 group.addTask { await content.runPrefetches() }
                 group.addTask(priority: .utility) { await treeArtwork.run() }
                 // P/info waits for the catalog's counts, which take a while on a large cache; they are read
                 // once the rest is out, not to slow it down.
                 group.addTask {
                     await started.wait()
-                    await tree.refreshCatalogSummary()
+                    await info.refreshCatalogSummary()
                 }
             }
         }
     }
-}
 
-extension Node: ContentTreePublishing {}
-
-extension Node {
-    func publishInitialTree(_ content: NodeContent) async {
+    private func publishInitialTree() async {
         do {
             _ = try await content.manager.start()
         } catch {
             logger.error("cannot read the catalog for the content tree: \(error)")
         }
-        initialStatePublished.open()
+        started.open()
         await clearLeftoverTree()
     }
 
     /// One flush per burst: waits a moment for more changes, then republishes what they touched (S27).
-    func flushContent(_ content: NodeContent) async {
+    private func flushContent() async {
         for await _ in content.wake {
             try? await Task.sleep(for: content.settings.coalescingWindow)
             let (diff, progress) = content.takePending()
@@ -79,6 +71,19 @@ extension Node {
             } catch {
                 logger.warning("could not republish the content tree after a change: \(error)")
             }
+        }
+    }
+
+    /// Clears the tree nodes an earlier run left retained that this run has not published (deeper nodes
+    /// browsed then, nodes of content gone since): a fresh subscriber to the tree sees only live nodes.
+    private func clearLeftoverTree() async {
+        guard let retainedBook else { return }
+        let tree = treeTopic
+        let leftovers = await retainedBook.leftovers().filter { $0 == tree || $0.hasPrefix(tree + "/") }
+        guard !leftovers.isEmpty else { return }
+        let cleared = retained.clearLeftovers(leftovers)
+        if !cleared.isEmpty {
+            logger.info("clearing tree nodes an earlier run left retained", metadata: ["count": "\(cleared.count)"])
         }
     }
 
@@ -100,68 +105,31 @@ extension Node {
             }
         }
     }
+}
 
-    /// Clears the tree nodes an earlier run left retained that this run has not published (deeper nodes
-    /// browsed then, nodes of content gone since): a fresh subscriber to the tree sees only live nodes.
-    func clearLeftoverTree() async {
-        guard let retainedBook else { return }
-        let tree = topics.contentTree
-        let leftovers = await retainedBook.leftovers().filter { $0 == tree || $0.hasPrefix(tree + "/") }
-        guard !leftovers.isEmpty else { return }
-        let cleared = retained.clearLeftovers(leftovers)
-        if !cleared.isEmpty {
-            logger.info("clearing tree nodes an earlier run left retained", metadata: ["count": "\(cleared.count)"])
-        }
-    }
+// MARK: - Why the tree is empty
 
-    /// Adopts the vehicle's content limits (S22) and republishes what they affect.
-    func applyContext(_ payload: [UInt8]) async {
-        applyNetworkContext(payload)
-        if let playback, let document = try? JSONValue(parsing: payload), let gain = speedGain.gainDb(for: document) {
-            await playback.setSpeedGain(gain)
-        }
-        guard let content else { return }
-        do {
-            let document = try JSONValue(parsing: payload)
-            let limits = try ContentLimits(context: document, previous: await content.manager.limits)
-            _ = try await content.manager.setLimits(limits)
-        } catch {
-            logger.warning("ignored a context message: \(error)")
-            publishEvent(["type": "error", "message": .string("context: \(error)")])
-        }
-    }
-
+extension NodeContent {
     /// Says why the root is empty (no media, still loading, offline); the status item follows (S25).
-    public func setEmptyRootReason(_ reason: EmptyRootReason) async {
-        guard let content else { return }
+    func setEmptyRootReason(_ reason: EmptyRootReason, logger: Logger) async {
         do {
-            _ = try await content.manager.setEmptyRootReason(reason)
+            _ = try await manager.setEmptyRootReason(reason)
         } catch {
             logger.warning("could not republish the root: \(error)")
         }
     }
 
     /// Says why a section is empty (S25); its status item follows while it is.
-    public func setSectionStatus(_ reason: EmptyRootReason, for section: String) async {
-        guard let content else { return }
+    func setSectionStatus(_ reason: EmptyRootReason, for section: String, logger: Logger) async {
         do {
-            _ = try await content.manager.setSectionStatus(reason, for: section)
+            _ = try await manager.setSectionStatus(reason, for: section)
         } catch {
             logger.warning("could not republish section \(section): \(error)")
         }
     }
 
-    /// The identifier path of the playing item, section first (S31), for now playing's
-    /// `nowPlayingIdentifiers`: the path of the container its queue came from, then the item.
-    public func nowPlayingIdentifiers(for identifier: String) -> [String] {
-        (content?.queueContext ?? []) + [identifier]
-    }
-
-    /// The content manager, when the node has a catalog.
-    public var contentManager: PlayableContentManager? { content?.manager }
-
-    static func makeContent(catalog: (any ContentCatalog)?, configuration: NodeConfiguration,
-                            publish: @escaping @Sendable (TreeUpdate) -> Void) -> NodeContent? {
+    static func make(catalog: (any ContentCatalog)?, configuration: NodeConfiguration,
+                     publish: @escaping @Sendable (TreeUpdate) -> Void) -> NodeContent? {
         guard let catalog else { return nil }
         let topics = configuration.topics
         let settings = configuration.content
@@ -178,5 +146,37 @@ extension Node {
                 catalog: catalog, configuration: tree, emptyRootReason: reason,
                 sectionStatus: Dictionary(uniqueKeysWithValues: listening.map { ($0, .noMedia) }), publish: publish),
             settings: settings)
+    }
+}
+
+// MARK: - P/context
+
+/// Follows `P/context` from the vehicle: the content limits (S22), `networkMetered` for downloads and
+/// `vehicleSpeed` for the speed gain; a malformed context is ignored and reported.
+struct ContextFollower: Sendable {
+    let content: NodeContent?
+    let playback: PlaybackController?
+    let downloads: DownloadManager?
+    let speedGain: VehicleSpeedGain
+    let events: EventPublisher
+    let logger: Logger
+
+    func apply(_ payload: [UInt8]) async {
+        let document = try? JSONValue(parsing: payload)
+        if let downloads, case let .object(fields)? = document, case let .bool(metered)? = fields["networkMetered"] {
+            downloads.setMetered(metered)
+        }
+        if let playback, let document, let gain = speedGain.gainDb(for: document) {
+            await playback.setSpeedGain(gain)
+        }
+        guard let content else { return }
+        do {
+            let document = try JSONValue(parsing: payload)
+            let limits = try ContentLimits(context: document, previous: await content.manager.limits)
+            _ = try await content.manager.setLimits(limits)
+        } catch {
+            logger.warning("ignored a context message: \(error)")
+            events.publish(["type": "error", "message": .string("context: \(error)")])
+        }
     }
 }
