@@ -5,9 +5,19 @@ import RemoteCommands
 
 // MARK: - browse, contentItem, search, playItem, prepareQueue
 
-extension Node {
+/// The commands on the content tree: browse, contentItem and search on the cache, and (when there is
+/// audio to play) playItem, prepareQueue and the queue edits, which make queue items of its items.
+struct ContentCommands: Sendable {
+    let commandCenter: RemoteCommandCenter
+    let content: NodeContent
+    let playback: PlaybackController?
+    let queueItems: QueueItemMaker
+    let treeArtwork: TreeArtworkPublisher
+    let topics: TopicLayout
+
     /// Registers the content commands; playItem and prepareQueue only when there is audio to play.
-    func registerContentCommands(_ content: NodeContent) {
+    func handle() {
+        let content = content
         let manager = content.manager
         let artworkTopic: @Sendable (String) -> String = { [topics] in topics.artwork($0) }
         // A browse that changes nothing gets the document its topic already holds (S26), on the
@@ -55,15 +65,13 @@ extension Node {
             }
         }
         guard let playback else { return }
-        commandCenter.addHandler(for: .playItem) { [weak self] reference in
-            guard let self else { return .failed("the node is shutting down") }
-            return await self.playItem(reference, content: content, playback: playback)
+        commandCenter.addHandler(for: .playItem) { [self] reference in
+            await playItem(reference, content: content, playback: playback)
         }
-        commandCenter.addHandler(for: .prepareQueue) { [weak self] identifiers in
-            guard let self else { return .failed("the node is shutting down") }
-            return await self.prepareQueue(identifiers, content: content, playback: playback)
+        commandCenter.addHandler(for: .prepareQueue) { [self] identifiers in
+            await prepareQueue(identifiers, content: content, playback: playback)
         }
-        registerQueueEditingCommands(content, playback: playback)
+        handleQueueEditingCommands(playback: playback)
     }
 
     /// S24: the item's container becomes the queue; success only once audio really plays.
@@ -92,7 +100,7 @@ extension Node {
             let (queue, start) = try await queueItems(around: item, in: container, at: position)
             content.queueContext = context
             let outcome = await playback.setQueue(queue, startAt: start, play: true) { started.resolve($0) }
-            guard outcome.isSuccess else { return Self.result(outcome) }
+            guard outcome.isSuccess else { return CommandResult.result(outcome) }
         } catch {
             return .failed("could not read the catalog: \(error)")
         }
@@ -103,7 +111,7 @@ extension Node {
             guard let outcome = await started.value(within: timeout) else {
                 return .failed("'\(item.identifier)' did not start playing within \(timeout)")
             }
-            return Self.result(outcome)
+            return CommandResult.result(outcome)
         }
     }
 
@@ -137,12 +145,13 @@ extension Node {
             return .failed("could not read the catalog: \(error)")
         }
         content.queueContext = []
-        return Self.result(await playback.prepareQueue(queue))
+        return CommandResult.result(await playback.prepareQueue(queue))
     }
 
     /// The playables of `container` around `item` (at most 1000), and where the item is among them.
     func queueItems(around item: ContentItem, in container: String?, at position: Int?) async throws -> ([QueueItem], Int) {
-        guard let catalog, let container else { return ([try await queueItem(item, container: nil, resume: true)], 0) }
+        let catalog = content.manager.catalog
+        guard let container else { return ([try await queueItem(item, container: nil, resume: true)], 0) }
         let window = 1000
         let offset = max(0, (position ?? 0) - window / 2)
         let page = try await catalog.children(of: container, offset: position == nil ? 0 : offset, limit: window)

@@ -28,7 +28,7 @@ struct ListenerVolume: Sendable {
             return .success
         }
         commandCenter.addHandler(for: .mute) { [playback] isMuted in
-            Node.result(await playback.setMuted(isMuted))
+            CommandResult.result(await playback.setMuted(isMuted))
         }
     }
 

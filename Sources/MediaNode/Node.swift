@@ -192,9 +192,14 @@ public final class Node: Sendable {
         } else {
             self.announcer = nil
         }
-        if let playback { registerPlaybackCommands(playback) }
+        if let playback { PlaybackCommands(commandCenter: commandCenter, playback: playback, feedback: feedback).handle() }
         announcer?.handleCommands(in: commandCenter)
-        if let content { registerContentCommands(content) }
+        if let content {
+            ContentCommands(
+                commandCenter: commandCenter, content: content, playback: playback, queueItems: queueItems,
+                treeArtwork: treeArtwork, topics: configuration.topics
+            ).handle()
+        }
         volume?.handleCommands()
         downloadService?.handleCommands(in: commandCenter)
     }

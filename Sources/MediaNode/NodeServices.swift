@@ -29,14 +29,17 @@ extension Node {
         // its lists in line with the catalog.
         if let listeningHistory { services.append(.init(service: listeningHistory, serviceName: "ListeningHistory")) }
         if let playback, let engine {
+            let reporter = PlaybackReporter(
+                nowPlaying: nowPlaying, commandCenter: commandCenter, feedback: feedback, volume: volume, progress: progress,
+                content: content, retained: retained, queueTopic: topics.queue, events: events, logger: logger)
             services.append(.init(
-                service: PlaybackService(ready: commandsReady, playback: playback, engine: engine, stopping: self),
+                service: PlaybackService(ready: commandsReady, playback: playback, engine: engine, stopping: reporter),
                 serviceName: "Playback"))
             // After the audio, so it stops before it: the place it saves is where the audio stopped.
             if let resumeStore { services.append(.init(service: resumeStore, serviceName: "Resume")) }
             services.append(.init(
                 service: NowPlayingService(
-                    ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: self,
+                    ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: reporter,
                     observers: [resumeStore as (any PlaybackObserver)?, listeningHistory, metricsService].compactMap { $0 }),
                 serviceName: "NowPlaying"))
             // After the audio, so a clip playing at shutdown is stopped before the music.

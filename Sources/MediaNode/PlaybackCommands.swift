@@ -5,52 +5,57 @@ import RemoteCommands
 
 // MARK: - The playback commands' handlers
 
-extension Node {
-    /// Registers one handler per playback command; each maps the controller's outcome to a status.
-    func registerPlaybackCommands(_ playback: PlaybackController) {
+/// The transport, position, rate, mode, language, interruption and feedback commands, each bound to the
+/// playback controller (or the feedback book) with its outcome mapped to a status.
+struct PlaybackCommands: Sendable {
+    let commandCenter: RemoteCommandCenter
+    let playback: PlaybackController
+    let feedback: FeedbackBook
+
+    func handle() {
         let center = commandCenter
-        let capabilities = configuration.capabilities
+        let capabilities = center.capabilities
         let interval = capabilities.preferredIntervals.first ?? 15
-        center.addHandler(for: .play) { Self.result(await playback.play()) }
-        center.addHandler(for: .pause) { Self.result(await playback.pause()) }
-        center.addHandler(for: .togglePlayPause) { Self.result(await playback.togglePlayPause()) }
-        center.addHandler(for: .stop) { Self.result(await playback.stop()) }
-        center.addHandler(for: .nextTrack) { Self.result(await playback.nextTrack()) }
-        center.addHandler(for: .previousTrack) { Self.result(await playback.previousTrack()) }
-        center.addHandler(for: .skipForward) { Self.result(await playback.skip(by: $0 ?? interval)) }
-        center.addHandler(for: .skipBackward) { Self.result(await playback.skip(by: -($0 ?? interval))) }
+        center.addHandler(for: .play) { CommandResult.result(await playback.play()) }
+        center.addHandler(for: .pause) { CommandResult.result(await playback.pause()) }
+        center.addHandler(for: .togglePlayPause) { CommandResult.result(await playback.togglePlayPause()) }
+        center.addHandler(for: .stop) { CommandResult.result(await playback.stop()) }
+        center.addHandler(for: .nextTrack) { CommandResult.result(await playback.nextTrack()) }
+        center.addHandler(for: .previousTrack) { CommandResult.result(await playback.previousTrack()) }
+        center.addHandler(for: .skipForward) { CommandResult.result(await playback.skip(by: $0 ?? interval)) }
+        center.addHandler(for: .skipBackward) { CommandResult.result(await playback.skip(by: -($0 ?? interval))) }
         for (command, forward) in [(RemoteCommand<SeekCommandType>.seekForward, true), (.seekBackward, false)] {
             center.addHandler(for: command) { type in
                 switch type {
-                case .beginSeeking: Self.result(await playback.beginSeeking(forward: forward))
-                case .endSeeking: Self.result(await playback.endSeeking())
+                case .beginSeeking: CommandResult.result(await playback.beginSeeking(forward: forward))
+                case .endSeeking: CommandResult.result(await playback.endSeeking())
                 }
             }
         }
         center.addHandler(for: .changePlaybackPosition) { request in
-            Self.result(await playback.seek(to: request.positionTime, identifier: request.identifier))
+            CommandResult.result(await playback.seek(to: request.positionTime, identifier: request.identifier))
         }
         center.addHandler(for: .changePlaybackRate) { request in
             switch request {
             case let .rate(rate):
-                return Self.result(await playback.setRate(rate))
+                return CommandResult.result(await playback.setRate(rate))
             case .next:
                 let current = await playback.snapshot.rate
                 guard let next = capabilities.nextSupportedRate(after: current) else {
                     return .failed("the current rate \(current) is not one of supportedPlaybackRates")
                 }
-                return Self.result(await playback.setRate(next), data: ["playbackRate": .number(next)])
+                return CommandResult.result(await playback.setRate(next), data: ["playbackRate": .number(next)])
             }
         }
         center.addHandler(for: .changeRepeatMode) { type in
-            Self.result(await playback.setRepeatMode(RepeatMode(type)))
+            CommandResult.result(await playback.setRepeatMode(RepeatMode(type)))
         }
         center.addHandler(for: .changeShuffleMode) { type in
-            Self.result(await playback.setShuffleMode(ShuffleMode(type)))
+            CommandResult.result(await playback.setShuffleMode(ShuffleMode(type)))
         }
         center.addHandler(for: .enableLanguageOption) { option in
             guard option.type == .audible else { return .failed("no such language option: no legible (subtitle) options") }
-            return Self.languageResult(
+            return CommandResult.languageResult(
                 await playback.selectAudioStream(languageTag: option.languageTag), tag: option.languageTag)
         }
         center.addHandler(for: .disableLanguageOption) { option in
@@ -68,34 +73,34 @@ extension Node {
             guard let other = streams.first(where: { $0.index != stream.index }) else {
                 return .failed("\(tag) is the item's only audio stream")
             }
-            return Self.result(await playback.selectAudioStream(other.index))
+            return CommandResult.result(await playback.selectAudioStream(other.index))
         }
         center.addHandler(for: .interrupt) { request in
             switch request {
-            case let .begin(duck): Self.result(await playback.beginInterruption(duck: duck))
-            case let .end(shouldResume): Self.result(await playback.endInterruption(shouldResume: shouldResume))
+            case let .begin(duck): CommandResult.result(await playback.beginInterruption(duck: duck))
+            case let .end(shouldResume): CommandResult.result(await playback.endInterruption(shouldResume: shouldResume))
             }
         }
-        registerFeedbackCommands(playback)
+        handleFeedbackCommands()
     }
 
-    private func registerFeedbackCommands(_ playback: PlaybackController) {
-        let feedback = self.feedback
+    private func handleFeedbackCommands() {
+        let center = commandCenter
         for (command, mark) in [(RemoteCommand<Bool>.like, FeedbackMark.like), (.dislike, .dislike), (.bookmark, .bookmark)] {
-            commandCenter.addHandler(for: command) { [weak self] isNegative in
+            center.addHandler(for: command) { [playback, feedback] isNegative in
                 guard let identifier = await playback.snapshot.item?.identifier else {
                     return CommandResult(.noActionableNowPlayingItem, message: "nothing is playing to mark")
                 }
                 do {
                     let marks = try await feedback.set(mark, active: !isNegative, for: identifier)
-                    self?.showFeedback(marks)
+                    center.showFeedback(marks)
                     return .success
                 } catch {
                     return .failed("could not save the mark: \(error)")
                 }
             }
         }
-        commandCenter.addHandler(for: .rating) { value in
+        center.addHandler(for: .rating) { [playback, feedback] value in
             guard let identifier = await playback.snapshot.item?.identifier else {
                 return CommandResult(.noActionableNowPlayingItem, message: "nothing is playing to rate")
             }
@@ -108,17 +113,23 @@ extension Node {
         }
     }
 
+}
+
+extension RemoteCommandCenter {
     /// Reflects the current item's marks as `isActive` of like, dislike and bookmark.
     func showFeedback(_ marks: ItemFeedback) {
-        commandCenter.setParameter("isActive", .bool(marks.liked), for: RemoteCommand.like)
-        commandCenter.setParameter("isActive", .bool(marks.disliked), for: RemoteCommand.dislike)
-        commandCenter.setParameter("isActive", .bool(marks.bookmarked), for: RemoteCommand.bookmark)
+        setParameter("isActive", .bool(marks.liked), for: RemoteCommand.like)
+        setParameter("isActive", .bool(marks.disliked), for: RemoteCommand.dislike)
+        setParameter("isActive", .bool(marks.bookmarked), for: RemoteCommand.bookmark)
     }
+}
 
+extension CommandResult {
+    /// The reply to a command whose outcome is the controller's.
     static func result(_ outcome: PlaybackOutcome, data: JSONValue? = nil) -> CommandResult {
         switch outcome {
         case .success: CommandResult(.success, data: data)
-        case let .failed(failure): CommandResult(status(of: failure), message: failure.message)
+        case let .failed(failure): CommandResult(Self.status(of: failure), message: failure.message)
         }
     }
 

@@ -4,17 +4,16 @@ import RemoteCommands
 
 // MARK: - addToQueue, removeFromQueue, moveQueueItem
 
-extension Node {
-    func registerQueueEditingCommands(_ content: NodeContent, playback: PlaybackController) {
-        commandCenter.addHandler(for: .addToQueue) { [weak self] request in
-            guard let self else { return .failed("the node is shutting down") }
-            return await self.addToQueue(request, content: content, playback: playback)
+extension ContentCommands {
+    func handleQueueEditingCommands(playback: PlaybackController) {
+        commandCenter.addHandler(for: .addToQueue) { [self] request in
+            await addToQueue(request, content: content, playback: playback)
         }
         commandCenter.addHandler(for: .removeFromQueue) { index in
-            Self.result(await playback.removeFromQueue(at: index))
+            CommandResult.result(await playback.removeFromQueue(at: index))
         }
         commandCenter.addHandler(for: .moveQueueItem) { move in
-            Self.result(await playback.moveQueueItem(from: move.from, to: move.to))
+            CommandResult.result(await playback.moveQueueItem(from: move.from, to: move.to))
         }
     }
 
@@ -41,7 +40,7 @@ extension Node {
         } catch {
             return .failed("could not read the catalog: \(error)")
         }
-        return Self.result(await playback.addToQueue(added, request.position == .next ? .afterCurrent : .atEnd))
+        return CommandResult.result(await playback.addToQueue(added, request.position == .next ? .afterCurrent : .atEnd))
     }
 }
 

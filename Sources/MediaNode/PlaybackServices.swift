@@ -1,4 +1,6 @@
+import ContentTree
 import Foundation
+import Logging
 import MediaJSON
 import Playback
 import RemoteCommands
@@ -88,7 +90,22 @@ struct NowPlayingService: Service {
     }
 }
 
-extension Node: PlaybackStopping, PlaybackFollower {
+/// What follows playback besides now playing itself: `P/queue`, `P/volume`, the events, the capability
+/// parameters that show playback, and the position saved when an item stops or ends (and before the audio
+/// stops at shutdown).
+struct PlaybackReporter: PlaybackStopping, PlaybackFollower {
+    let nowPlaying: NowPlayingPublisher
+    let commandCenter: RemoteCommandCenter
+    let feedback: FeedbackBook
+    let volume: ListenerVolume?
+    let progress: PlaybackProgress?
+    /// Where the queue came from in the tree, for now playing's identifier path (S31).
+    let content: NodeContent?
+    let retained: RetainedPublisher
+    let queueTopic: String
+    let events: EventPublisher
+    let logger: Logger
+
     func settleBeforeAudioStops() async {
         await progress?.saveCurrent()
         await progress?.publishPendingTree()
@@ -108,9 +125,9 @@ extension Node: PlaybackStopping, PlaybackFollower {
         commandCenter.setNowPlaying(isItemLoaded: snapshot.item != nil, isLiveStream: snapshot.isLiveStream)
         guard itemChanged else { return }
         if let item = snapshot.item?.identifier {
-            showFeedback(await feedback.feedback(for: item))
+            commandCenter.showFeedback(await feedback.feedback(for: item))
         } else {
-            showFeedback(.init())
+            commandCenter.showFeedback(ItemFeedback())
         }
     }
 
@@ -141,6 +158,6 @@ extension Node: PlaybackStopping, PlaybackFollower {
             "identifiers": .array(queue.identifiers.map(JSONValue.string)), "index": JSONValue(queue.index),
             "repeatMode": .string(queue.repeatMode.rawValue), "shuffleMode": .string(queue.shuffleMode.rawValue),
         ]
-        retained.publish(topics.queue, document.jsonBytes)
+        retained.publish(queueTopic, document.jsonBytes)
     }
 }
