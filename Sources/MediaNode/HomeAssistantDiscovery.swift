@@ -1,24 +1,29 @@
 import MediaJSON
 
 /// Home Assistant's MQTT device discovery for one node (`--homeassistant [PREFIX]`): one retained message
-/// that makes the node a device with a sensor, button, select, number, switch or image per control.
+/// that makes the node a device with a sensor, button, select, number, switch, text or image per control.
 ///
 /// Everything points at the contract's own topics, so the message depends only on the configuration and
-/// never changes while the node runs: the artwork comes from the fixed `P/nowplaying/artwork` topic.
+/// never changes while the node runs: the artwork comes from the fixed `P/nowplaying/artwork` topic, and
+/// whether the node can speak is known at start.
 public struct HomeAssistantDiscovery: Sendable, Equatable {
     /// The discovery prefix (`homeassistant` unless the flag names another).
     public let prefix: String
     public let nodeID: String
     public let topics: TopicLayout
+    /// Whether `announce` speaks `text` here (the `textToSpeech` capability): only then is there an
+    /// Announce text entity.
+    public let textToSpeech: Bool
 
     public static let defaultPrefix = "homeassistant"
     /// Where a Home Assistant user finds what the entities mean (Home Assistant shows it on the device).
     public static let supportURL = "https://github.com/medianode/medianode/blob/main/topics.md"
 
-    public init(prefix: String, nodeID: String, topics: TopicLayout) {
+    public init(prefix: String, nodeID: String, topics: TopicLayout, textToSpeech: Bool = false) {
         self.prefix = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
         self.nodeID = nodeID
         self.topics = topics
+        self.textToSpeech = textToSpeech
     }
 
     /// The node id with every character Home Assistant refuses in a discovery id replaced by `_`
@@ -98,7 +103,7 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
              "state_topic": .string(topics.queue), "value_template": .string("{{ value_json.\(queueKey) }}"),
              "options": .array(options.map(JSONValue.string)), "icon": .string(icon)]
         }
-        return [
+        var components: [(String, JSONValue)] = [
             ("state", [
                 "p": "sensor", "name": "State", "state_topic": .string(topics.nowPlaying),
                 "value_template": "{{ value_json.state }}", "device_class": "enum",
@@ -134,6 +139,17 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
                 "icon": "mdi:volume-off",
             ]),
         ]
+        if textToSpeech {
+            // What the person types is spoken: the template makes it `announce`'s `text`, escaped as JSON.
+            // No state topic: Home Assistant shows the last text sent. At most 255 characters, the longest
+            // state Home Assistant keeps (the node takes up to 1,000).
+            components.append(("announce", [
+                "p": "text", "name": "Announce", "command_topic": .string(topics.command("announce")),
+                "command_template": "{\"text\": {{ value | to_json }}}", "min": 1, "max": 255, "mode": "text",
+                "icon": "mdi:bullhorn",
+            ]))
+        }
+        return components
     }
 }
 

@@ -30,7 +30,8 @@ extension Node {
     /// The node's discovery, when it was started with `--homeassistant`.
     var homeAssistant: HomeAssistantDiscovery? {
         configuration.homeAssistantPrefix.map {
-            HomeAssistantDiscovery(prefix: $0, nodeID: configuration.nodeID, topics: topics)
+            HomeAssistantDiscovery(prefix: $0, nodeID: configuration.nodeID, topics: topics,
+                                   textToSpeech: configuration.capabilities.textToSpeech)
         }
     }
 

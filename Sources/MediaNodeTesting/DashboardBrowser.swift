@@ -104,6 +104,17 @@ public final class DashboardBrowser: @unchecked Sendable {
         try await run(["op": "text", "selector": selector])["text"] as? String ?? ""
     }
 
+    /// Empties the field at `selector` and types `text` into it, key by key.
+    public func type(_ text: String, into selector: String) async throws {
+        try await run(["op": "type", "selector": selector, "text": text])
+    }
+
+    /// Whether the element at `selector` is enabled, and its tooltip (which says why not, where the page says it).
+    public func isEnabled(_ selector: String) async throws -> (enabled: Bool, title: String) {
+        let reply = try await run(["op": "enabled", "selector": selector])
+        return (reply["enabled"] as? Bool ?? false, reply["title"] as? String ?? "")
+    }
+
     public func screenshot(to file: URL) async throws {
         try await run(["op": "screenshot", "path": file.path])
     }

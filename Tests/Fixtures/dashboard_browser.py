@@ -22,7 +22,10 @@ output; an answer with "error" says what the page did not show in time.
         "More" when a title is not on the page shown); answers the "titles" listed at the end
   {"op": "rows"}   the list shown: each row's "title", "action" ("open", "play" or null) and "kind" (its label)
   {"op": "play", "title": "Tone 440"}   clicks the playable item with that title in the list shown
-  {"op": "text", "selector": "#message"}   the element's text
+  {"op": "text", "selector": "#message"}   the element's text (a field's: its value)
+  {"op": "type", "selector": "#announce-input", "text": "Hello"}
+        empties the field and types the text into it, key by key, as a person does
+  {"op": "enabled", "selector": "#announce-send"}   whether the element is enabled ("enabled"), and its "title"
   {"op": "screenshot", "path": "/tmp/x.png"}
   {"op": "console"}   the page's console errors so far
   {"op": "quit"}
@@ -189,7 +192,19 @@ def handle(driver, command):
         click_in_tree(driver, command["title"], "play")
         return {}
     if op == "text":
-        return {"text": driver.find_element(By.CSS_SELECTOR, command["selector"]).text}
+        element = driver.find_element(By.CSS_SELECTOR, command["selector"])
+        if element.tag_name in ("input", "textarea"):
+            return {"text": element.get_attribute("value") or ""}
+        return {"text": element.text}
+    if op == "type":
+        field = wait(driver, "%s to type into" % command["selector"],
+                     lambda d: d.find_element(By.CSS_SELECTOR, command["selector"]))
+        field.clear()
+        field.send_keys(command["text"])
+        return {}
+    if op == "enabled":
+        element = driver.find_element(By.CSS_SELECTOR, command["selector"])
+        return {"enabled": element.is_enabled(), "title": element.get_attribute("title") or ""}
     if op == "screenshot":
         driver.save_screenshot(command["path"])
         return {}

@@ -30,8 +30,9 @@ SAMPLES = {
     "queue": '{"identifiers":[],"index":null,"repeatMode":"all","shuffleMode":"items"}',
     "volume": '{"volume":0.25,"isMuted":true}',
 }
-# What a person picks in each control with a command template, by component.
-COMMAND_VALUES = {"repeat": "all", "shuffle": "items", "volume": 0.5}
+# What a person picks in each control with a command template, by component; the announce text has quotes
+# and a letter outside ASCII, which the command must carry as JSON.
+COMMAND_VALUES = {"repeat": "all", "shuffle": "items", "volume": 0.5, "announce": 'Next stop: "Harbour" Straße'}
 
 
 async def main():
@@ -92,6 +93,9 @@ async def main():
             print("command %s %s -> %s" % (unique_id, value, command_template.async_render({"value": value})))
         if platform == "switch":
             print("command %s on -> %s off -> %s" % (unique_id, validated["payload_on"], validated["payload_off"]))
+        if platform == "text":
+            print("text %s command_topic=%s min=%d max=%d mode=%s" % (
+                unique_id, validated["command_topic"], validated["min"], validated["max"], validated["mode"]))
         if platform == "image":
             print("image %s image_topic=%s content_type=%s" % (unique_id, validated["image_topic"], validated["content_type"]))
     for failure in failures:

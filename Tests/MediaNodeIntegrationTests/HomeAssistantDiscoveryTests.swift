@@ -39,10 +39,13 @@ final class HomeAssistantDiscoveryTests {
         let broker = try MosquittoBroker()
         // The flag alone, followed by another flag: the default prefix.
         let node = try NodeProcess(arguments: ["--homeassistant"] + arguments(broker))
-        let late = try await watcher(broker, "homeassistant/#", "\(Self.prefix)/status")
+        let late = try await watcher(broker, "homeassistant/#", "\(Self.prefix)/status", "\(Self.prefix)/commands")
         _ = try await late.first { $0.topic == "\(Self.prefix)/status" && $0.payload == Array("online".utf8) }
         let topic = "homeassistant/device/\(Self.objectID)/config"
         let message = try await late.first { $0.topic == topic }
+        // The Announce text entity is there when the node says it can speak (eSpeak NG is installed).
+        let commands = try await late.first { $0.topic == "\(Self.prefix)/commands" }
+        let speaks = try JSONValue(parsing: commands.payload)["announce"]?["textToSpeech"] == true
         // Retained: a Home Assistant that subscribes later gets it.
         let later = try await watcher(broker, topic)
         #expect(try await later.first { $0.topic == topic }.retain)
@@ -54,7 +57,8 @@ final class HomeAssistantDiscoveryTests {
             "sensor state", "sensor title", "sensor artist", "sensor album", "image artwork", "button play",
             "button pause", "button next", "button previous", "button stop", "select repeat", "select shuffle",
             "number volume", "switch mute",
-        ]
+        ] + (speaks ? ["text announce"] : [])
+        #expect(report.output.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == expected.count, "\(report.output)")
         for line in expected {
             let (platform, component) = (line.split(separator: " ")[0], line.split(separator: " ")[1])
             #expect(report.output.contains("ok \(platform) \(Self.objectID)_\(component) "), "\(line) missing:\n\(report.output)")
@@ -81,6 +85,17 @@ final class HomeAssistantDiscoveryTests {
         ]
         for line in rendered {
             #expect(report.output.contains(line + "\n"), "expected '\(line)':\n\(report.output)")
+        }
+        // What a person types in the Announce box goes to announce as its text, quotes and all.
+        if speaks {
+            for line in [
+                #"command \#(id)_announce Next stop: "Harbour" Straße -> {"text": "Next stop: \"Harbour\" Straße"}"#,
+                "text \(id)_announce command_topic=\(Self.prefix)/cmd/announce min=1 max=255 mode=text",
+            ] {
+                #expect(report.output.contains(line + "\n"), "expected '\(line)':\n\(report.output)")
+            }
+        } else {
+            #expect(!report.output.contains("_announce"), "an announce entity on a node that cannot speak:\n\(report.output)")
         }
         // Nothing else under the discovery prefix.
         try await Task.sleep(for: .milliseconds(300))

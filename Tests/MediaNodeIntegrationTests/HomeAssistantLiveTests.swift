@@ -21,7 +21,7 @@ final class HomeAssistantLiveTests {
 
     static let prefix = "medianode/car1-ha"
 
-    @Test("Home Assistant lists the node's 14 entities, shows what plays, and its pause button pauses the node")
+    @Test("Home Assistant lists the node's 15 entities (14 on a node that cannot speak), shows what plays, and its pause button pauses the node")
     func entitiesShowAndDrive() async throws {
         let library = scratch.appendingPathComponent("music")
         try AudioFixtures.writeTone(
@@ -53,6 +53,8 @@ final class HomeAssistantLiveTests {
                 throw RigSetupError("\(entity): last state \(last); Home Assistant's log:\n\(hass.log.suffix(3000))")
             }
         }
+        let commands = try await client.first(timeout: .seconds(30)) { $0.topic == "\(Self.prefix)/commands" }
+        let speaks = try JSONValue(parsing: commands.payload)["announce"]?["textToSpeech"] == true
         // Home Assistant takes some 20-40 s to start on a loaded machine.
         #expect(try await state("sensor.car1_ha_state", { $0 == "stopped" }, timeout: .seconds(120)) == "stopped")
         let entities = [
@@ -60,7 +62,7 @@ final class HomeAssistantLiveTests {
             "image.car1_ha_artwork", "button.car1_ha_play", "button.car1_ha_pause", "button.car1_ha_next",
             "button.car1_ha_previous", "button.car1_ha_stop", "select.car1_ha_repeat", "select.car1_ha_shuffle",
             "number.car1_ha_volume", "switch.car1_ha_mute",
-        ]
+        ] + (speaks ? ["text.car1_ha_announce"] : [])
         for entity in entities {
             // Available: the node's status says online (volume and mute stay unknown until a node has P/volume).
             _ = try await state(entity, { $0 != "unavailable" })
@@ -109,12 +111,15 @@ final class HomeAssistantLiveTests {
 final class HomeAssistantProcess: @unchecked Sendable {
     let process = Process()
     let configDirectory: URL
+    /// Where its HTTP server (the REST API) listens, on 127.0.0.1.
+    let httpPort: Int
 
     init(configDirectory: URL, brokerPort: Int) throws {
         self.configDirectory = configDirectory
         let storage = configDirectory.appendingPathComponent(".storage")
         try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
         let httpPort = try MosquittoBroker.freePort()
+        self.httpPort = httpPort
         try """
         homeassistant:
           name: MediaNode test

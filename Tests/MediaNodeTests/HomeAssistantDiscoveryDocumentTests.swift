@@ -1,5 +1,6 @@
 import MediaJSON
 import MediaNode
+import RemoteCommands
 import Testing
 
 @Suite("Home Assistant discovery ids and topics")
@@ -21,6 +22,35 @@ struct HomeAssistantDiscoveryDocumentTests {
         for (name, component) in components {
             #expect(component["unique_id"] == .string("car_1_\(name)"))
             #expect(component["p"]?.stringValue != nil)
+        }
+    }
+
+    @Test("a node that can speak has a 15th entity, the Announce text, whose value goes to announce as its text")
+    func announceText() throws {
+        let topics = TopicLayout(prefix: "medianode/car1")
+        let silent = HomeAssistantDiscovery(prefix: "homeassistant", nodeID: "car1", topics: topics, textToSpeech: false)
+        #expect(silent.document["cmps"]?["announce"] == nil)
+        let speaking = HomeAssistantDiscovery(prefix: "homeassistant", nodeID: "car1", topics: topics, textToSpeech: true)
+        let components = try #require(speaking.document["cmps"]?.objectValue)
+        #expect(components.count == 15)
+        let text = try #require(components["announce"])
+        #expect(text["p"] == "text")
+        #expect(text["command_topic"] == "medianode/car1/cmd/announce")
+        #expect(text["command_template"] == #"{"text": {{ value | to_json }}}"#)
+        // Home Assistant keeps states of at most 255 characters, and the node refuses empty text.
+        #expect(text["min"] == 1 && text["max"] == 255)
+    }
+
+    @Test("every command topic of the discovery is a command of the command table")
+    func commandTopicsAreCommands() throws {
+        let topics = TopicLayout(prefix: "medianode/car1")
+        let discovery = HomeAssistantDiscovery(prefix: "homeassistant", nodeID: "car1", topics: topics, textToSpeech: true)
+        let components = try #require(discovery.document["cmps"]?.objectValue)
+        let commandTopics = components.values.compactMap { $0["command_topic"]?.stringValue }
+        #expect(commandTopics.count == 10)
+        for topic in commandTopics {
+            let name = try #require(topics.commandName(in: topic), "\(topic) is not a command topic")
+            #expect(CommandTable.names.contains(name), "\(topic) names no command")
         }
     }
 

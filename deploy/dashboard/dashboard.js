@@ -358,6 +358,7 @@
     view = {
       prefix, nowPlaying: null, commands: {}, volume: null, context: {}, queue: null,
       artworkTopic: null, artworkURL: null, tree: null, frame: 0,
+      announcements: new Map(), announcement: null,
     };
     $('fleet-view').classList.add('hidden');
     $('node-view').classList.remove('hidden');
@@ -366,6 +367,7 @@
     $('message').textContent = '';
     $('search-results').replaceChildren();
     $('search-total').textContent = '';
+    renderAnnouncement();
     renderNowPlaying();
     renderVolume();
     if (client.connected) subscribeNode(prefix);
@@ -410,9 +412,12 @@
       case 'events': {
         const event = json(payload);
         if (event && event.type) {
-          const detail = event.message || event.kind || event.identifier || '';
-          log(event.type === 'error' || event.type === 'downloadFailed' ? 'error' : 'event',
+          const announced = event.type === 'announcementStarted' || event.type === 'announcementFinished';
+          const detail = announced ? [event.reason, event.message].filter(Boolean).join(': ')
+            : event.message || event.kind || event.identifier || '';
+          log(event.type === 'error' || event.type === 'downloadFailed' || event.reason === 'failed' ? 'error' : 'event',
             'event ' + event.type + (detail ? ': ' + detail : ''));
+          if (announced) onAnnouncementEvent(event);
         }
         break;
       }
@@ -510,6 +515,7 @@
     $('shuffle').disabled = shuffle ? shuffle.enabled === false : false;
     const volume = view.commands.changeVolume;
     if (volume && typeof volume.volume === 'number' && !view.volume) renderVolume(volume.volume);
+    renderAnnounceBox();
   }
 
   function renderVolume(fallback) {
@@ -519,6 +525,86 @@
     $('volume-value').textContent = typeof volume === 'number' ? Math.round(volume * 100) + '%' : '';
     const muted = !!(view.volume && view.volume.isMuted);
     $('btn-mute').textContent = muted ? 'Unmute' : 'Mute';
+  }
+
+  // MARK: - Announcements
+
+  /// What the announce box sends for `value`: a URL the node plays as a clip, any other text spoken.
+  function announcementFor(value) {
+    const trimmed = value.trim();
+    if (!trimmed) return null;
+    return /^(https?|file):\/\//.test(trimmed) ? { url: trimmed } : { text: trimmed };
+  }
+
+  /// The box as the node's P/commands allows it: announce enabled, and for text, textToSpeech. Like the
+  /// other controls, it stays usable while the node does not list announce: a refusal is shown then.
+  function renderAnnounceBox() {
+    if (!view) return;
+    const entry = view.commands.announce;
+    const enabled = entry ? entry.enabled !== false : true;
+    const payload = announcementFor($('announce-input').value);
+    const button = $('announce-send');
+    button.textContent = payload && payload.url ? 'Announce' : 'Speak';
+    let why = '';
+    if (!enabled) why = 'This node takes no announcements now';
+    else if (payload && payload.text && entry && entry.textToSpeech === false) {
+      why = 'This node has no text-to-speech: give an audio URL instead';
+    }
+    button.disabled = !payload || why !== '';
+    button.title = why;
+    $('announce-cancel').disabled = !enabled;
+  }
+
+  function announce() {
+    const payload = announcementFor($('announce-input').value);
+    if (!payload || !view) return;
+    const prefix = view.prefix;
+    const label = payload.url || '\u201c' + (payload.text.length > 60 ? payload.text.slice(0, 59) + '\u2026' : payload.text) + '\u201d';
+    send('announce', payload).then((reply) => {
+      // No reply at all is reported by send; a node left meanwhile is not shown.
+      if (!reply || !view || view.prefix !== prefix) return;
+      if (reply.status === 'success' && reply.data && typeof reply.data.announcementId === 'string') {
+        const id = reply.data.announcementId;
+        // Its announcementStarted may have come first.
+        const known = view.announcements.get(id);
+        remember(id, { label, state: known ? known.state : 'accepted', message: known ? known.message : '' });
+        if ($('announce-input').value.trim() === (payload.url || payload.text)) $('announce-input').value = '';
+        renderAnnounceBox();
+      } else if (reply.status !== 'success') {
+        view.announcement = {
+          label, state: 'refused', message: `${reply.status} (${reply.code})` + (reply.message ? ': ' + reply.message : ''),
+        };
+      }
+      renderAnnouncement();
+    });
+  }
+
+  /// Keeps what is known of announcement `id` (the last 50) and makes it the one shown.
+  function remember(id, entry) {
+    view.announcements.delete(id);
+    view.announcements.set(id, entry);
+    if (view.announcements.size > 50) view.announcements.delete(view.announcements.keys().next().value);
+    view.announcement = entry;
+  }
+
+  /// announcementStarted and announcementFinished on P/events, of this page's announcements or another's.
+  function onAnnouncementEvent(event) {
+    const id = String(event.announcementId || '');
+    const known = view.announcements.get(id);
+    const finished = event.type === 'announcementFinished';
+    const state = !finished ? 'started' : ['cancelled', 'failed'].includes(event.reason) ? event.reason : 'finished';
+    remember(id, {
+      label: known ? known.label : 'Announcement ' + id.slice(0, 8),
+      state, message: event.reason === 'failed' && event.message ? String(event.message) : '',
+    });
+    renderAnnouncement();
+  }
+
+  function renderAnnouncement() {
+    const line = $('announce-state');
+    const shown = view && view.announcement;
+    line.dataset.state = shown ? shown.state : '';
+    line.textContent = shown ? `${shown.label}: ${shown.state}` + (shown.message ? ' \u2014 ' + shown.message : '') : '';
   }
 
   // MARK: - Content tree
@@ -727,6 +813,9 @@
     send('changePlaybackPosition', { positionTime: Math.max(0, Math.round(seconds * 10) / 10) });
   });
   $('search-form').addEventListener('submit', (event) => { event.preventDefault(); search($('search-query').value); });
+  $('announce-form').addEventListener('submit', (event) => { event.preventDefault(); announce(); });
+  $('announce-input').addEventListener('input', renderAnnounceBox);
+  $('announce-cancel').addEventListener('click', () => send('announce', { cancel: true }));
   $('pattern').value = fleet.pattern;
   $('pattern-form').addEventListener('submit', (event) => { event.preventDefault(); setPattern($('pattern').value); });
 
