@@ -40,6 +40,8 @@ public final class Node: Sendable {
     let info: NodeInfo
     /// `P/events`.
     let events: EventPublisher
+    /// Home Assistant's discovery of the node, with `--homeassistant`.
+    let homeAssistant: HomeAssistantPresence
     /// Opens once the initial state, the upper levels of the tree included, is in place.
     let initialStatePublished = Latch()
     /// Opens once the command subscriptions are made and the initial retained state, capabilities
@@ -126,6 +128,7 @@ public final class Node: Sendable {
             logger: logger)
         let events = EventPublisher(transport: transport, topic: configuration.topics.events, logger: logger)
         self.events = events
+        self.homeAssistant = HomeAssistantPresence(configuration: configuration, retained: retained, logger: logger)
         if configuration.metrics.isEnabled || metrics != nil {
             self.metricsService = MetricsService(
                 backend: metrics ?? NodeMetricsBackend(), settings: configuration.metrics, retained: retained,
@@ -266,4 +269,6 @@ public final class Node: Sendable {
 
     /// The content manager, when the node has a catalog.
     public var contentManager: PlayableContentManager? { content?.manager }
+
+    func handleHomeAssistantBirth(_ message: MQTTMessage) -> Bool { homeAssistant.handleBirth(message) }
 }

@@ -64,7 +64,8 @@ extension Node {
         }
         if let downloadService { services.append(.init(service: downloadService, serviceName: "Downloads")) }
         if configuration.homeAssistantPrefix != nil || retainedBook != nil {
-            services.append(.init(service: HomeAssistantService(ready: commandsReady, announcer: self), serviceName: "HomeAssistant"))
+            services.append(.init(service: HomeAssistantService(
+                ready: commandsReady, presence: homeAssistant, transport: transport, retainedBook: retainedBook), serviceName: "HomeAssistant"))
         }
         services.append(.init(
             service: InboundService(lanes: inbound, answering: self, playbackExecutor: engine?.callExecutor),
