@@ -144,14 +144,25 @@ public actor Announcer: Service {
 
     public func run() async throws {
         await withGracefulShutdownHandler {
-            for await _ in wakes {
-                guard !Task.isCancelled else { break }
-                await playWaiting()
+            await withTaskCancellationHandler {
+                for await _ in wakes {
+                    guard !Task.isCancelled else { break }
+                    await playWaiting()
+                }
+            } onCancel: {
+                self.stopAll()
             }
-        } onGracefulShutdown: { [wake] in
-            wake.finish()
+        } onGracefulShutdown: {
+            self.stopAll()
         }
         cancelAll()
+    }
+
+    /// Ends the loop, and the announcement playing and those waiting as cancelled: a shutdown does not
+    /// wait for a clip (which may be minutes long) or the queue behind it to play out.
+    private nonisolated func stopAll() {
+        wake.finish()
+        Task { await self.cancelAll() }
     }
 
     /// Plays every waiting announcement, then gives the music back.
