@@ -246,6 +246,30 @@ extension RealEngineCommandTests {
             #expect(speech > 0.01, "speech is heard, well above silence: RMS \(speech)")
             #expect(wav.toneLevel(440, from: 0, length: wav.duration) < 0.005, "no music")
         }
+
+        @Test("a clip is heard while the music is muted, at its own volume, and the music stays silent")
+        func heardWhileMuted() async throws {
+            let (library, clips) = try Self.setUp("announce-muted")
+            defer { library.remove() }
+            let node = try await library.start()
+            defer { Task { await node.stop() } }
+            try await node.waitForState("paused")
+            #expect(try await node.status("mute", #""isMuted":true"#) == "success")
+            #expect(try await node.status("play") == "success")
+            try await node.waitForAudio(atLeast: 1.0)
+            let id = try await node.announce(#""url":"\#(clips[0].absoluteString)","volume":0.5"#)
+            try await node.waitForEvent("started") { $0.isAnnouncement("announcementStarted", id) }
+            let startedAt = node.renderedSeconds()
+            try await node.waitForEvent("finished") { $0.isAnnouncement("announcementFinished", id) }
+            let wav = try node.wav()
+            let clip = wav.toneLevel(1500, from: startedAt + 0.3, length: 0.5)
+            let music = wav.toneLevel(440, from: startedAt + 0.3, length: 0.5)
+            print(String(format: "announce muted: clip %.4f (0.5 of it: %.4f expected at volume 0.5), music %.5f", clip, 0.5 * 0.125, music))
+            // The clip's sine peaks at 0.5; volume 0.5 is heard as its cube, 0.125.
+            #expect(abs(clip - 0.5 * 0.125) < 0.01, "the clip at its own level: \(clip)")
+            #expect(music < 0.001, "the muted music stays silent: \(music)")
+            #expect(await node.latest(node.topics.volume)?["isMuted"] == true, "still muted")
+        }
     }
 }
 
