@@ -73,6 +73,6 @@ final class FixtureServerProcess: @unchecked Sendable {
     static func scriptPath(_ name: String, environmentKey: String) -> String {
         if let path = ProcessInfo.processInfo.environment[environmentKey] { return path }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/\(name)").path
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/\(name)").path
     }
 }

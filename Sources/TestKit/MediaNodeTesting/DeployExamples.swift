@@ -4,7 +4,7 @@ import Foundation
 public enum DeployExamples {
     /// The repository's deploy/ directory.
     public static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("deploy")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("deploy")
 
     public struct MissingText: Error, CustomStringConvertible {
         public var description: String

@@ -21,7 +21,7 @@ public final class DashboardBrowser: @unchecked Sendable {
     /// Installs the dashboard as deploy/build-dashboard.sh installs it (MQTT.js bundled by esbuild) into `directory`.
     public static func install(into directory: URL) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("deploy/build-dashboard.sh").path
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("deploy/build-dashboard.sh").path
         let (status, output) = try ToolRun.capture("/bin/bash", [script, directory.path])
         guard status == 0 else { throw Failure(description: "\(script) failed (\(status)): \(output)") }
     }
