@@ -124,6 +124,15 @@ let package = Package(
             path: "Sources/Catalog/CatalogStore",
             swiftSettings: swiftSettings
         ),
+        /// Local copies of remote audio for offline listening; their rows are kept in the catalog file.
+        .target(
+            name: "Downloads",
+            dependencies: [
+                "CatalogStore", "ContentTree", "HTTPTransfer", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Catalog/Downloads",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "GStreamerAudio",
             dependencies: ["CGStreamer", "CEBUR128", "Playback", .product(name: "Logging", package: "swift-log")],
@@ -160,7 +169,7 @@ let package = Package(
             name: "MediaNode",
             dependencies: [
                 "MQTTTransport", "MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree",
-                "CatalogStore", "GStreamerAudio", "Artwork", "NodeMetrics", "Announcements",
+                "CatalogStore", "Downloads", "GStreamerAudio", "Artwork", "NodeMetrics", "Announcements",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -186,7 +195,7 @@ let package = Package(
             name: "medianode-bench",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
-                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", "NodeMetrics",
+                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", "NodeMetrics", "Downloads",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -245,7 +254,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "HTTPTransfer", "MediaNodeTesting", "catalog-import-child"],
+            dependencies: ["CatalogStore", "Downloads", "HTTPTransfer", "MediaNodeTesting", "catalog-import-child"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

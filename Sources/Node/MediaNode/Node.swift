@@ -3,6 +3,7 @@ import Artwork
 import CoreMetrics
 import CatalogStore
 import ContentTree
+import Downloads
 import Foundation
 import Logging
 import MQTTTransport

@@ -1,5 +1,6 @@
 import CatalogStore
 import ContentTree
+import Downloads
 import Playback
 
 /// Turns catalog items into the queue items the controller plays: the content commands and the resume

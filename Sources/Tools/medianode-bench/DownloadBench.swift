@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatalogStore
+import Downloads
 import Foundation
 import MediaNodeTesting
 import Synchronization

@@ -1,3 +1,4 @@
+import CatalogStore
 import ContentTree
 import Foundation
 import HTTPTransfer

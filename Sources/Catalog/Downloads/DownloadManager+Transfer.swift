@@ -1,3 +1,4 @@
+import CatalogStore
 import Foundation
 import HTTPTransfer
 #if canImport(Glibc)
