@@ -194,7 +194,7 @@ let package = Package(
         .executableTarget(
             name: "medianode-bench",
             dependencies: [
-                "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
+                "MediaNode", "MediaNodeFixtures", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
                 "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", "NodeMetrics", "Downloads",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -218,10 +218,19 @@ let package = Package(
         ),
 
         // MARK: - Test support and tests
+        /// What the benchmarks share with the tests: a real mosquitto, the range server, generated audio, catalogs
+        /// and hostile payloads, a test MQTT client, the in-memory audio engine.
+        .target(
+            name: "MediaNodeFixtures",
+            dependencies: ["MQTTTransport", "Playback", "RemoteCommands", "ContentTree", "CatalogStore", "CTagLib"],
+            path: "Sources/TestKit/MediaNodeFixtures",
+            swiftSettings: swiftSettings
+        ),
+        /// The test kit: the fixtures above (re-exported), in-memory twins, the dashboard's browser, the node as a process.
         .target(
             name: "MediaNodeTesting",
             dependencies: [
-                "MQTTTransport", "MediaNode", "Playback", "ContentTree", "CatalogStore", "CGStreamer", "CTagLib", "RemoteCommands",
+                "MediaNodeFixtures", "MQTTTransport", "MediaNode", "Playback", "ContentTree",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/TestKit/MediaNodeTesting",

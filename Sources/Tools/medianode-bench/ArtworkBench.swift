@@ -1,7 +1,7 @@
 import Artwork
 import CGdkPixbuf
 import Foundation
-import MediaNodeTesting
+import MediaNodeFixtures
 
 /// Artwork processing per picture: the node's processor (decode, turn upright, scale to 600 px, encode a
 /// JPEG of at most 256 KiB) beside gdk-pixbuf decoding and scaling to the same size alone (the floor: what

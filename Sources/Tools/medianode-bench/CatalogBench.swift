@@ -2,7 +2,7 @@ import ArgumentParser
 import CatalogStore
 import Foundation
 import Logging
-import MediaNodeTesting
+import MediaNodeFixtures
 
 /// Import rate, child-page latency and size of a 100k-item JSON catalog (beside hand-written SQL).
 struct CatalogImportBench: AsyncParsableCommand {

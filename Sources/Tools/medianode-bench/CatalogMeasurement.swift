@@ -2,7 +2,7 @@ import CatalogStore
 import ContentTree
 import Foundation
 import GRDB
-import MediaNodeTesting
+import MediaNodeFixtures
 
 /// How fast a large JSON catalog imports, and what a child page
 /// costs through the store compared with the same SQL written by hand, at every depth.

@@ -7,7 +7,7 @@ import Logging
 import MQTTTransport
 import MediaNode
 import MediaJSON
-import MediaNodeTesting
+import MediaNodeFixtures
 import Synchronization
 
 /// Command-to-effect latency: from publishing cmd/play, cmd/changePlaybackPosition and cmd/pause to the

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import MQTTTransport
 import MediaNode
-import MediaNodeTesting
+import MediaNodeFixtures
 import NodeMetrics
 import Playback
 

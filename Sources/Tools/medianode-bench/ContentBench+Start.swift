@@ -1,5 +1,5 @@
 import Foundation
-import MediaNodeTesting
+import MediaNodeFixtures
 
 // MARK: - Process start to the retained state
 

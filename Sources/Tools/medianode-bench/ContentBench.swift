@@ -6,7 +6,7 @@ import GRDB
 import Logging
 import MQTTTransport
 import MediaNode
-import MediaNodeTesting
+import MediaNodeFixtures
 import Synchronization
 
 /// The content tree on a 100k-item catalog: browse round trips beside the floors (bare clients through

@@ -2,7 +2,7 @@ import ArgumentParser
 import CatalogStore
 import Downloads
 import Foundation
-import MediaNodeTesting
+import MediaNodeFixtures
 import Synchronization
 #if canImport(Glibc)
 import Glibc

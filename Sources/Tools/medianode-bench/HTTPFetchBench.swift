@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import HTTPTransfer
-import MediaNodeTesting
+import MediaNodeFixtures
 
 /// One large catalog-sized body fetched from a local HTTP server through the node's transfer client (into
 /// memory, capped, as a catalog refresh does) beside the `curl` tool fetching the same file to /dev/null

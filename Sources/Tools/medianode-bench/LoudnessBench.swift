@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MediaNodeTesting
+import MediaNodeFixtures
 
 /// What loudness levelling costs: measuring a library, beside GStreamer's own ReplayGain analysis of the
 /// same files; and the node's CPU while it plays with levelling on, beside off.

@@ -5,7 +5,7 @@ import Glibc
 #endif
 import Logging
 import MQTTTransport
-import MediaNodeTesting
+import MediaNodeFixtures
 
 // MARK: - The floors: what the node's parts cost alone, each a process of its own
 

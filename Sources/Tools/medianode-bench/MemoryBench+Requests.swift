@@ -1,5 +1,5 @@
 import Foundation
-import MediaNodeTesting
+import MediaNodeFixtures
 import Playback
 
 /// The mixed requests the memory benchmark sends: playback (play an item, play, pause, seek), reads of the

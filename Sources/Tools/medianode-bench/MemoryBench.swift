@@ -3,7 +3,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import MediaNodeTesting
+import MediaNodeFixtures
 
 /// What a node costs in memory: the real daemon as a child process, with a small generated library, read
 /// at start, idle, playing and after many mixed requests, beside what the parts it is made of cost alone.

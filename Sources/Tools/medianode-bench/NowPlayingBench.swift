@@ -6,7 +6,7 @@ import Logging
 import MQTTTransport
 import MediaJSON
 import MediaNode
-import MediaNodeTesting
+import MediaNodeFixtures
 import Synchronization
 
 /// The now-playing center: what steady playback costs on the wire, how big a now-playing message is, how

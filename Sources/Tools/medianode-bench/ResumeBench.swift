@@ -3,7 +3,7 @@ import CatalogStore
 import Foundation
 import GRDB
 import MediaJSON
-import MediaNodeTesting
+import MediaNodeFixtures
 
 /// What resuming costs a start: the daemon started on a catalog whose saved play state holds a long queue,
 /// beside the same start with nothing saved, in alternating runs; and the saved state read by hand.

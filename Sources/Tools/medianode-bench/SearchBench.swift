@@ -5,7 +5,7 @@ import GRDB
 import Logging
 import MQTTTransport
 import MediaNode
-import MediaNodeTesting
+import MediaNodeFixtures
 
 /// `search` on a 100k-item catalog: round trips through the node beside its two floors in the same run,
 /// the store's FTS query by hand on a bare SQLite connection and a bare MQTT request/reply of the same

@@ -5,7 +5,7 @@ import GStreamerAudio
 import Logging
 import MQTTTransport
 import MediaNode
-import MediaNodeTesting
+import MediaNodeFixtures
 
 /// What a dashboard subscribed to the whole content tree receives while one item plays steadily: an album
 /// track (its lists do not display progress) and a podcast episode (its feed does), each counted over the

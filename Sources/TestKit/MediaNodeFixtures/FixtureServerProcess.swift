@@ -6,15 +6,15 @@ import Glibc
 
 /// A fixture server script (Tests/Fixtures/*.py) in a child process: it prints `PORT <n>` once listening,
 /// then answers one JSON command per line on its standard input with one JSON line on its standard output.
-final class FixtureServerProcess: @unchecked Sendable {
-    let port: Int
+package final class FixtureServerProcess: @unchecked Sendable {
+    package let port: Int
     private let process: Process
     private let input: FileHandle
     private let output: FileHandle
     private let lock = Mutex(())
 
     /// - Parameter python: the interpreter; Debian's own where the script needs a Debian package (selenium).
-    init(script: String, python: String = "python3") throws {
+    package init(script: String, python: String = "python3") throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [python, script]
@@ -36,7 +36,7 @@ final class FixtureServerProcess: @unchecked Sendable {
     deinit { stop() }
 
     /// Sends one command and returns the server's answer (empty once it has gone).
-    func send(_ command: [String: Any]) -> [String: Any] {
+    package func send(_ command: [String: Any]) -> [String: Any] {
         lock.withLock { _ in
             guard process.isRunning, let data = try? JSONSerialization.data(withJSONObject: command) else { return [:] }
             input.write(data + Data("\n".utf8))
@@ -46,14 +46,14 @@ final class FixtureServerProcess: @unchecked Sendable {
     }
 
     /// Waits up to `seconds` for the script to end by itself; whether it did.
-    func waitForExit(seconds: Double) -> Bool {
+    package func waitForExit(seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         return !process.isRunning
     }
 
     /// SIGKILL: children of the test process inherit a blocked SIGTERM.
-    func stop() {
+    package func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -70,7 +70,7 @@ final class FixtureServerProcess: @unchecked Sendable {
     }
 
     /// A script in this package's Tests/Fixtures, or the path in `environmentKey` when it is set.
-    static func scriptPath(_ name: String, environmentKey: String) -> String {
+    package static func scriptPath(_ name: String, environmentKey: String) -> String {
         if let path = ProcessInfo.processInfo.environment[environmentKey] { return path }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/\(name)").path

@@ -152,6 +152,11 @@ public struct TestTimeout: Error, CustomStringConvertible {
     public var what: String
     public var after: Duration
     public var description: String { "timed out after \(after) waiting for \(what)" }
+
+    package init(what: String, after: Duration) {
+        self.what = what
+        self.after = after
+    }
 }
 
 /// Runs `body`, failing with `TestTimeout` if it takes longer than `timeout`; `body` must honour cancellation.
