@@ -57,6 +57,20 @@ struct BenchCommandTests {
         #expect(output.contains("ratio") && !output.contains("nan") && !output.contains("inf"), "\(output)")
     }
 
+    @Test("announce prints the clip heard and the music back, each beside its bare-playbin floor, every round measured")
+    func announce() throws {
+        let output = try Self.run(["announce", "--rounds", "3"])
+        let rows = output.split(separator: "\n").filter { $0.contains("n=") && $0.contains("p50") }
+        #expect(rows.count == 6 && rows[0].contains("medianode") && rows[1].contains("floor") && rows[5].contains("floor"), "\(output)")
+        for row in rows {
+            let fields = row.split(separator: " ")
+            let count = fields.firstIndex(of: "n=").flatMap { Int(fields[$0 + 1]) }
+            let p50 = fields.firstIndex(of: "p50").flatMap { Double(fields[$0 + 1]) }
+            #expect(count == 3 && (p50 ?? 0) > 0, "\(row)")
+        }
+        #expect(output.contains("rounds not measured: 0 and 0") && !output.contains("nan") && !output.contains("inf"), "\(output)")
+    }
+
     @Test("tree-traffic prints the content tree's messages and bytes per minute for music and podcast; music's is 0")
     func treeTraffic() throws {
         let output = try Self.run(["tree-traffic", "--seconds", "4", "--progress-interval", "0.5", "--episodes", "5"])

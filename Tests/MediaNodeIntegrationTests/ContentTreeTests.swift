@@ -138,7 +138,7 @@ struct ContentTreeTests {
         let status = try #require(section["children"]?[0])
         #expect(section["childCount"] == 1 && status["identifier"] == "status:noMedia")
         #expect(status["isPlayable"] == false && status["isContainer"] == false)
-        #expect(status["title"] == "Connect a USB drive")
+        #expect(status["title"] == "Nothing played yet", "worded for the section, not \"Connect a USB drive\"")
         await rig.stop()
     }
 }

@@ -128,7 +128,7 @@ extension RealEngineCommandTests {
             #expect(top.prefix(4) == ["Library", "Albums", "Recently Played", "Favorites"], "the top: \(top)")
             #expect(top.dropFirst(4).allSatisfy { $0 == "Downloads" }, "the top: \(top)")
             #expect(try await browser.browse(["Recently Played"]) == ["Tone 660"])
-            #expect(try await browser.browse(["Favorites"]) == ["Connect a USB drive"])
+            #expect(try await browser.browse(["Favorites"]) == ["No favorites yet"])
 
             // Pause from the page: now playing says paused, the WAV stops growing, the reply is shown.
             await watcher.client.clear()

@@ -12,8 +12,9 @@ package struct AudioSink {
     package let element: UnsafeMutablePointer<GstElement>
     /// The volume (ducking) control, inside `element`.
     package let volume: UnsafeMutablePointer<GstElement>
-    /// Set for `wav:` sinks, so the engine can close the file on shutdown.
-    let wavWriter: WAVFileWriter?
+    /// Set for `wav:` sinks, so the engine can close the file on shutdown (and announcements, and the
+    /// benchmarks' bare clips, can mix into it).
+    package let wavWriter: WAVFileWriter?
 
     package static func make(_ description: AudioSinkDescription, logger: Logger) throws(AudioError) -> AudioSink {
         try make(description, mixingInto: nil, logger: logger)
@@ -22,7 +23,7 @@ package struct AudioSink {
     /// A second output of the same kind for announcements: a second stream into the same device, which
     /// the sound server (or ALSA's dmix) mixes with the music; a `wav:` output mixes it into the music's
     /// file through `writer`.
-    static func make(_ description: AudioSinkDescription, mixingInto writer: WAVFileWriter?, logger: Logger)
+    package static func make(_ description: AudioSinkDescription, mixingInto writer: WAVFileWriter?, logger: Logger)
         throws(AudioError) -> AudioSink {
         let output: UnsafeMutablePointer<GstElement>
         var writer = writer

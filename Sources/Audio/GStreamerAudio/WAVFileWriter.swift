@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// Threading: `append` runs on the sink's streaming thread, `close` on the engine's executor; a mutex
 /// serialises them, so an append racing a close is dropped rather than written to a closed descriptor.
-final class WAVFileWriter: Sendable {
+package final class WAVFileWriter: Sendable {
     static let sampleRate: UInt32 = 44_100
     static let channels: UInt16 = 2
     static let bitsPerSample: UInt16 = 16

@@ -26,6 +26,13 @@ struct ClipFetcher: Sendable {
             guard (200..<300).contains(result.head.status) else {
                 throw ClipError("\(url.absoluteString) answered HTTP \(result.head.status)")
             }
+            // A web page (a captive portal's login, an error page) is not a clip: said as such, before the
+            // music is touched, rather than as the decoder's "missing plug-in".
+            if let type = result.head.header("content-type")?.split(separator: ";").first?
+                .trimmingCharacters(in: .whitespaces).lowercased(),
+               type.hasPrefix("text/") || type.contains("html") || type.contains("xml") || type.contains("json") {
+                throw ClipError("\(url.absoluteString) sent \(type), not audio")
+            }
             guard result.received > 0 else { throw ClipError("\(url.absoluteString) sent an empty body") }
             return file
         } catch {

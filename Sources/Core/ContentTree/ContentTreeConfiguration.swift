@@ -58,4 +58,18 @@ public enum EmptyRootReason: String, Sendable, CaseIterable {
     public var item: ContentItem {
         ContentItem(identifier: "status:\(rawValue)", title: title, subtitle: subtitle)
     }
+
+    /// The status item of an empty section: Recently Played, Favorites and Downloads fill from what the
+    /// listener does, so "connect a USB drive" would send them looking for the wrong thing.
+    public func item(inSection section: String) -> ContentItem {
+        guard self == .noMedia else { return item }
+        let words: (String, String)? = switch section {
+        case ContentItem.Section.recent: ("Nothing played yet", "What you listen to shows here")
+        case ContentItem.Section.favorites: ("No favorites yet", "Items you like or bookmark show here")
+        case ContentItem.Section.downloads: ("No downloads yet", "Episodes you download play here offline")
+        default: nil
+        }
+        guard let (title, subtitle) = words else { return item }
+        return ContentItem(identifier: "status:\(rawValue)", title: title, subtitle: subtitle)
+    }
 }

@@ -94,7 +94,8 @@ extension PlayableContentManager {
         var children = page.items
         var childCount = limits.cap(page.childCount)
         if page.childCount == 0 {
-            children = start == 0 ? [emptyStatus(path, identifier).item] : []
+            let status = emptyStatus(path, identifier)
+            children = start == 0 ? [path.depth == 1 ? status.item(inSection: identifier) : status.item] : []
             childCount = 1
         }
         return ContentTreeNode(

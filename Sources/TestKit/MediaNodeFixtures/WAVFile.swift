@@ -144,3 +144,58 @@ extension WAVFile {
         return nil
     }
 }
+
+// MARK: - One tone among others
+
+extension WAVFile {
+    /// The amplitude of the sine at `frequency` in channel 0 between `start` and `start + length` (Goertzel),
+    /// as a fraction of full scale: a tone mixed with others is still measured on its own. A window holding
+    /// a whole number of the tone's cycles measures it exactly; other tones with a whole number of cycles in
+    /// it are not seen at all.
+    public func toneLevel(_ frequency: Double, from start: Double, length: Double) -> Double {
+        let first = max(0, min(frameCount, Int(start * Double(sampleRate))))
+        let last = max(first, min(frameCount, Int((start + length) * Double(sampleRate))))
+        return toneLevel(frequency, frames: first..<last)
+    }
+
+    /// The same over a range of frames.
+    public func toneLevel(_ frequency: Double, frames: Range<Int>) -> Double {
+        let frames = frames.clamped(to: 0..<frameCount)
+        guard !frames.isEmpty else { return 0 }
+        let omega = 2 * Double.pi * frequency / Double(sampleRate)
+        let coefficient = 2 * cos(omega)
+        var previous = 0.0, beforePrevious = 0.0
+        for frame in frames {
+            let current = Double(samples[frame * channels]) / 32768 + coefficient * previous - beforePrevious
+            beforePrevious = previous
+            previous = current
+        }
+        let power = previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
+        return 2 * sqrt(max(0, power)) / Double(frames.count)
+    }
+
+    /// Where the tone at `frequency` is heard from `start` on: the first and the last moment a `window`-long
+    /// stretch holds it above `threshold`, each the middle of the stretch where it reaches half the tone's
+    /// own level (so a tone that starts or stops between two stretches is placed within `step`). Nil when it
+    /// is not heard.
+    public func toneSpan(_ frequency: Double, from start: Double = 0, to end: Double? = nil, threshold: Double = 0.05,
+                         window: Double = 0.01, step: Double = 0.001) -> (start: Double, end: Double)? {
+        let length = Int(window * Double(sampleRate))
+        let hop = max(1, Int(step * Double(sampleRate)))
+        let last = min(frameCount, end.map { Int($0 * Double(sampleRate)) } ?? frameCount) - length
+        var frame = max(0, Int(start * Double(sampleRate)))
+        var levels: [(frame: Int, level: Double)] = []
+        while frame <= last {
+            levels.append((frame, toneLevel(frequency, frames: frame..<frame + length)))
+            frame += hop
+        }
+        guard let firstHeard = levels.firstIndex(where: { $0.level > threshold }),
+              let lastHeard = levels.lastIndex(where: { $0.level > threshold }) else { return nil }
+        let heard = levels[firstHeard...lastHeard].map(\.level).sorted()
+        let half = heard[heard.count / 2] / 2
+        let rise = levels[firstHeard...].first { $0.level >= half }?.frame ?? levels[firstHeard].frame
+        let fall = levels[...lastHeard].last { $0.level >= half }?.frame ?? levels[lastHeard].frame
+        let seconds = { (frame: Int) in (Double(frame) + Double(length) / 2) / Double(self.sampleRate) }
+        return (seconds(rise), seconds(fall))
+    }
+}

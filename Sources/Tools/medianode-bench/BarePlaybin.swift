@@ -10,7 +10,8 @@ import Logging
 /// Threading: used from one thread at a time (the measuring thread), hence `@unchecked Sendable`.
 final class BarePlaybin: @unchecked Sendable {
     let playbin: UnsafeMutablePointer<GstElement>
-    private let output: AudioSink
+    /// Its output: the volume element, and for `wav:` the file a bare clip can mix into.
+    let output: AudioSink
 
     init(uri: String, output description: AudioSinkDescription) throws {
         gst_init(nil, nil)

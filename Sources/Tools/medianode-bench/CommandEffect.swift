@@ -119,7 +119,7 @@ struct CommandEffect: AsyncParsableCommand {
 }
 
 /// Queues the item without playing it (S32), once the catalog has scanned the library.
-private func queue(_ item: URL, library: URL, with commander: Commander) async throws {
+func queue(_ item: URL, library: URL, with commander: Commander) async throws {
     let source = LocalFolderProvider(roots: [library]).source.identifier
     let identifier = StableIdentifier.make("track", key: source + "\n" + item.path)
     let payload = #"{"identifiers":["\#(identifier)"]}"#
@@ -317,6 +317,11 @@ final class Commander: @unchecked Sendable {
     var lastStatus: String? {
         guard let payload = status.value.withLock({ $0 }), let reply = try? JSONValue(parsing: payload) else { return nil }
         return "\(reply["status"]?.stringValue ?? "?"): \(reply["message"]?.stringValue ?? "")"
+    }
+
+    /// The last reply whole (read after `send` returned true).
+    var lastReply: JSONValue? {
+        status.value.withLock { $0 }.flatMap { try? JSONValue(parsing: $0) }
     }
 
     init(url: BrokerURL, topics: TopicLayout) throws {
