@@ -27,22 +27,26 @@ let package = Package(
         // MARK: - C libraries at the edge
         .systemLibrary(
             name: "CMosquitto",
+            path: "Sources/Transport/CMosquitto",
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
         .systemLibrary(
             name: "CGStreamer",
+            path: "Sources/Audio/CGStreamer",
             pkgConfig: "gstreamer-pbutils-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
         /// libebur128: EBU R128 integrated loudness of the items without loudness tags.
         .systemLibrary(
             name: "CEBUR128",
+            path: "Sources/Audio/CEBUR128",
             pkgConfig: "libebur128",
             providers: [.apt(["libebur128-dev"])]
         ),
         .systemLibrary(
             name: "CTagLib",
+            path: "Sources/TestKit/CTagLib",
             pkgConfig: "taglib_c",
             providers: [.apt(["libtagc0-dev"])]
         ),
@@ -51,21 +55,24 @@ let package = Package(
         /// a scan can read files on every core, and gives lengths in milliseconds and disc numbers.
         .target(
             name: "CTagLibReader",
+            path: "Sources/Catalog/CTagLibReader",
             linkerSettings: [.linkedLibrary("tag")]
         ),
 
         /// glibc's mallopt, which Swift's Glibc module does not export.
-        .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CMalloc", path: "Sources/Tools/CMalloc"),
 
         /// GLib itself, for its checksums (GStreamer and gdk-pixbuf load it anyway).
         .systemLibrary(
             name: "CGLib",
+            path: "Sources/Catalog/CGLib",
             pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
 
         .systemLibrary(
             name: "CGdkPixbuf",
+            path: "Sources/Catalog/CGdkPixbuf",
             pkgConfig: "gdk-pixbuf-2.0",
             providers: [.apt(["libgdk-pixbuf-2.0-dev"])]
         ),
@@ -74,6 +81,7 @@ let package = Package(
         /// directly, for its back-pressure and size cap).
         .systemLibrary(
             name: "CCurl",
+            path: "Sources/Transport/CCurl",
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
@@ -85,21 +93,26 @@ let package = Package(
                 "CMosquitto", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
+            path: "Sources/Transport/MQTTTransport",
             swiftSettings: swiftSettings
         ),
 
         // MARK: - Core (plain Swift, no MQTT, SQL or GStreamer)
         /// The JSON every topic carries: a value type, a strict parser and a deterministic writer.
-        .target(name: "MediaJSON", swiftSettings: swiftSettings),
-        .target(name: "RemoteCommands", dependencies: ["MediaJSON"], swiftSettings: swiftSettings),
-        .target(name: "Playback", swiftSettings: swiftSettings),
-        .target(name: "NowPlaying", dependencies: ["Playback", "MediaJSON"], swiftSettings: swiftSettings),
-        .target(name: "ContentTree", dependencies: ["MediaJSON"], swiftSettings: swiftSettings),
+        .target(name: "MediaJSON", path: "Sources/Core/MediaJSON", swiftSettings: swiftSettings),
+        .target(name: "RemoteCommands", dependencies: ["MediaJSON"],
+                path: "Sources/Core/RemoteCommands", swiftSettings: swiftSettings),
+        .target(name: "Playback", path: "Sources/Core/Playback", swiftSettings: swiftSettings),
+        .target(name: "NowPlaying", dependencies: ["Playback", "MediaJSON"],
+                path: "Sources/Core/NowPlaying", swiftSettings: swiftSettings),
+        .target(name: "ContentTree", dependencies: ["MediaJSON"],
+                path: "Sources/Core/ContentTree", swiftSettings: swiftSettings),
 
         // MARK: - Edges: storage and audio
         /// HTTP GETs on libcurl with back-pressure, a byte cap, stall and total timeouts, file downloads with
         /// resume, progress and cancellation.
-        .target(name: "HTTPTransfer", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(name: "HTTPTransfer", dependencies: ["CCurl"],
+                path: "Sources/Transport/HTTPTransfer", swiftSettings: swiftSettings),
         .target(
             name: "CatalogStore",
             dependencies: [
@@ -108,11 +121,22 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Catalog/CatalogStore",
+            swiftSettings: swiftSettings
+        ),
+        /// Local copies of remote audio for offline listening; their rows are kept in the catalog file.
+        .target(
+            name: "Downloads",
+            dependencies: [
+                "CatalogStore", "ContentTree", "HTTPTransfer", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Catalog/Downloads",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "GStreamerAudio",
             dependencies: ["CGStreamer", "CEBUR128", "Playback", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Audio/GStreamerAudio",
             swiftSettings: swiftSettings
         ),
 
@@ -122,8 +146,10 @@ let package = Package(
                 "Playback", "RemoteCommands", "MediaJSON", "HTTPTransfer", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Core/Announcements",
             swiftSettings: swiftSettings),
-        .target(name: "Artwork", dependencies: ["CGdkPixbuf"], swiftSettings: swiftSettings),
+        .target(name: "Artwork", dependencies: ["CGdkPixbuf"],
+                path: "Sources/Catalog/Artwork", swiftSettings: swiftSettings),
 
         /// The node's health figures: a swift-metrics backend of its own per node (a rig runs a thousand in
         /// one process), rendered as `P/metrics` JSON and, through swift-prometheus, as Prometheus text.
@@ -134,6 +160,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            path: "Sources/Node/NodeMetrics",
             swiftSettings: swiftSettings
         ),
 
@@ -142,11 +169,12 @@ let package = Package(
             name: "MediaNode",
             dependencies: [
                 "MQTTTransport", "MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree",
-                "CatalogStore", "GStreamerAudio", "Artwork", "NodeMetrics", "Announcements",
+                "CatalogStore", "Downloads", "GStreamerAudio", "Artwork", "NodeMetrics", "Announcements",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
+            path: "Sources/Node/MediaNode",
             swiftSettings: swiftSettings
         ),
 
@@ -160,17 +188,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            path: "Sources/Tools/medianode",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "medianode-bench",
             dependencies: [
-                "MediaNode", "MediaNodeTesting", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
-                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", "NodeMetrics",
+                "MediaNode", "MediaNodeFixtures", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
+                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", "NodeMetrics", "Downloads",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            path: "Sources/Tools/medianode-bench",
             swiftSettings: swiftSettings
         ),
 
@@ -183,16 +213,27 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/Tools/medianode-rig",
             swiftSettings: swiftSettings
         ),
 
         // MARK: - Test support and tests
+        /// What the benchmarks share with the tests: a real mosquitto, the range server, generated audio, catalogs
+        /// and hostile payloads, a test MQTT client, the in-memory audio engine.
+        .target(
+            name: "MediaNodeFixtures",
+            dependencies: ["MQTTTransport", "Playback", "RemoteCommands", "ContentTree", "CatalogStore", "CTagLib"],
+            path: "Sources/TestKit/MediaNodeFixtures",
+            swiftSettings: swiftSettings
+        ),
+        /// The test kit: the fixtures above (re-exported), in-memory twins, the dashboard's browser, the node as a process.
         .target(
             name: "MediaNodeTesting",
             dependencies: [
-                "MQTTTransport", "MediaNode", "Playback", "ContentTree", "CatalogStore", "CGStreamer", "CTagLib", "RemoteCommands",
+                "MediaNodeFixtures", "MQTTTransport", "MediaNode", "Playback", "ContentTree",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Sources/TestKit/MediaNodeTesting",
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -222,7 +263,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "HTTPTransfer", "MediaNodeTesting", "catalog-import-child"],
+            dependencies: ["CatalogStore", "Downloads", "HTTPTransfer", "MediaNodeTesting", "catalog-import-child"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import CatalogStore
 import ContentTree
+import Downloads
 import Foundation
 import HTTPTransfer
 import MediaNodeTesting

@@ -127,6 +127,31 @@ struct DocumentationTests {
         #expect(products.subtracting(drawn).isEmpty, "not in the diagram: \(products.subtracting(drawn).sorted())")
     }
 
+    @Test("the README's diagram draws each target in the folder of Sources that holds it, as `ls Sources` shows them")
+    func readmeLayoutFolders() throws {
+        let manifest = try MarkdownPage("Package.swift").text
+        let folders = Dictionary(uniqueKeysWithValues: manifest.matches(of: /path: "Sources\/([^"\/]+)\/([^"\/]+)"/)
+            .map { (String($0.output.2), String($0.output.1)) })
+        #expect(folders.count > 10, "targets with a folder in Sources: \(folders)")
+        let layout = try MarkdownPage("README.md").section("## Layout")
+        let listing = try #require(layout.text.firstMatch(of: /\$ ls Sources\n([^\n]*)\n/)?.output.1, "no `ls Sources`")
+        #expect(Set(listing.split(separator: " ").map(String.init)) == Set(folders.values), "`ls Sources`: \(listing)")
+        let diagram = try #require(layout.text.firstMatch(of: /```text\n([\s\S]*?)```/)?.output.1, "no diagram")
+        // A line that starts with `Folder/` opens that folder; the names left of a line's arrow are drawn in it.
+        var drawnIn: [String: String] = [:]
+        var folder = ""
+        for line in diagram.split(separator: "\n") {
+            if let opening = line.firstMatch(of: /^([A-Za-z]+)\//) { folder = String(opening.output.1) }
+            let left = line.replacing(/^[A-Za-z]+\//, with: "").split(separator: "-->").first ?? ""
+            for name in left.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "-") }) {
+                drawnIn[String(name)] = folder
+            }
+        }
+        for (target, folder) in folders.sorted(by: { $0.key < $1.key }) {
+            #expect(drawnIn[target] == folder, "\(target) is in Sources/\(folder), drawn in \(drawnIn[target] ?? "no folder")")
+        }
+    }
+
     static func flags(in text: String) -> Set<String> {
         Set(text.matches(of: /--[a-z][a-z-]*/).map { String($0.output) })
     }

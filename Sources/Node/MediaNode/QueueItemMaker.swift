@@ -1,0 +1,56 @@
+import CatalogStore
+import ContentTree
+import Downloads
+import Playback
+
+/// Turns catalog items into the queue items the controller plays: the content commands and the resume
+/// store make them the same way, a downloaded copy in place of the network.
+struct QueueItemMaker: Sendable {
+    let catalog: (any ContentCatalog)?
+    let downloads: DownloadManager?
+
+    /// A catalog item as the controller plays it; `resume` starts it where it was left (S31).
+    func queueItem(_ item: ContentItem, container: String?, resume: Bool) async throws -> QueueItem {
+        let isLive = item.isStreamingContent && item.duration == nil
+        var start: Double?
+        if resume, !isLive, let saved = try await catalog?.playbackPosition(for: item.identifier), saved.elapsed >= 1 {
+            let duration = saved.duration ?? item.duration
+            // A finished item starts over.
+            if duration.map({ saved.elapsed < $0 - 5 }) ?? true { start = saved.elapsed }
+        }
+        return QueueItem(
+            identifier: item.identifier, uri: playableURI(of: item), title: item.title, artist: item.artist,
+            albumTitle: item.albumTitle, duration: item.duration, isLiveStream: isLive,
+            containerIdentifier: container, startPosition: start, userInfo: Self.nowPlayingUserInfo(item))
+    }
+
+    /// The items named that the catalog still holds playable, each as played from its container, by
+    /// identifier; one catalog read for all of them.
+    func queueItems(_ entries: [(identifier: String, container: String?)]) async throws -> [String: QueueItem] {
+        guard let catalog else { return [:] }
+        let found = try await catalog.items(identifiers: entries.map(\.identifier))
+        var made: [String: QueueItem] = [:]
+        for entry in entries {
+            guard let item = found[entry.identifier], item.isPlayable, item.uri != nil else { continue }
+            made[entry.identifier] = try await queueItem(item, container: entry.container, resume: false)
+        }
+        return made
+    }
+
+    /// Where the item plays from: its downloaded copy when there is one (offline listening), else its URI.
+    func playableURI(of item: ContentItem) -> String {
+        downloads?.localFile(for: item.identifier)?.absoluteString ?? item.uri ?? ""
+    }
+
+    /// The catalog's now-playing keys a queue item has no field for, under the names
+    /// `NowPlayingMetadata(item:)` reads: without them a stream's tags could not be merged with them, and a
+    /// radio station's genre would vanish.
+    static func nowPlayingUserInfo(_ item: ContentItem) -> [String: String] {
+        let entries: [(String, String?)] = [
+            ("genre", item.genre), ("releaseDate", item.releaseDate), ("composer", item.composer),
+            ("albumTrackNumber", item.trackNumber.map(String.init)), ("albumTrackCount", item.trackCount.map(String.init)),
+            ("discNumber", item.discNumber.map(String.init)), ("discCount", item.discCount.map(String.init)),
+        ]
+        return Dictionary(uniqueKeysWithValues: entries.compactMap { key, value in value.map { (key, $0) } })
+    }
+}
