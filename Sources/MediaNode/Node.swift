@@ -28,6 +28,8 @@ public final class Node: Sendable {
     let catalog: (any ContentCatalog)?
     let feedback: FeedbackBook
     let nowPlaying: NowPlayingPublisher
+    /// How far the retained state shows the controller's snapshots: a reply waits for it (see `send`).
+    let shownSnapshots = ShownSnapshots()
     /// The content tree, when the node has a catalog.
     let content: NodeContent?
     let transport: any MessageTransport

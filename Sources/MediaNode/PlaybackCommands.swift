@@ -109,11 +109,13 @@ extension Node {
         }
     }
 
-    /// Reflects the current item's marks as `isActive` of like, dislike and bookmark.
+    /// Reflects the current item's marks as `isActive` of like, dislike and bookmark; marked at once, so a
+    /// mark's reply comes after `P/commands` shows it.
     func showFeedback(_ marks: ItemFeedback) {
         commandCenter.setParameter("isActive", .bool(marks.liked), for: RemoteCommand.like)
         commandCenter.setParameter("isActive", .bool(marks.disliked), for: RemoteCommand.dislike)
         commandCenter.setParameter("isActive", .bool(marks.bookmarked), for: RemoteCommand.bookmark)
+        publishCapabilities()
     }
 
     static func result(_ outcome: PlaybackOutcome, data: JSONValue? = nil) -> CommandResult {
