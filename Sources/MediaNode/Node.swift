@@ -9,6 +9,7 @@ import Playback
 import RemoteCommands
 import MediaJSON
 import NodeMetrics
+import Synchronization
 
 /// The node: wires the transport to the command center and publishes the retained state of the contract.
 ///
@@ -46,6 +47,8 @@ public final class Node: Sendable {
     let commandsReady: Latch
     /// Where inbound messages wait for the commands service.
     let inbound: InboundLanes
+    /// Set once the node says `offline` at shutdown: its own status is no longer answered with `online`.
+    let isSayingOffline = Atomic(false)
     /// The group `run()` runs the services in, for `shutdown()`.
     let ownRun = OwnRun()
     /// Publishes the pictures the published tree names.
