@@ -77,6 +77,40 @@ final class NodeProcessTests {
         await watcher.disconnect()
     }
 
+    @Test("an 'offline' another client leaves retained on a running node's status is answered with 'online' within a second; its own at SIGTERM stays")
+    func offlineWhileRunningIsAnswered() async throws {
+        let broker = try MosquittoBroker()
+        let watcher = try await watcher(broker, "medianode/proc/status")
+        let node = try NodeProcess(arguments: arguments(broker))
+        _ = try await watcher.first { String(decoding: $0.payload, as: UTF8.self) == "online" }
+        for round in 1...3 {
+            // What a cluster does when it delivers the last will of the node's old connection late.
+            await watcher.clear()
+            let said = ContinuousClock.now
+            try await watcher.publish("medianode/proc/status", "offline", retain: true)
+            _ = try await watcher.first(timeout: .seconds(5)) { String(decoding: $0.payload, as: UTF8.self) == "offline" }
+            _ = try await watcher.first(timeout: .seconds(5)) { String(decoding: $0.payload, as: UTF8.self) == "online" }
+            let took = ContinuousClock.now - said
+            #expect(took < .seconds(1), "round \(round): online again after \(took)")
+            // A dashboard that subscribes now finds it online.
+            let late = try await self.watcher(broker, "medianode/proc/status")
+            let retained = try await late.first { $0.topic == "medianode/proc/status" }
+            #expect(String(decoding: retained.payload, as: UTF8.self) == "online", "round \(round)")
+            #expect(retained.retain)
+            await late.disconnect()
+        }
+        #expect(node.log.contains("saying online again"), "\(node.log)")
+
+        // Its own goodbye is not answered.
+        node.signal(SIGTERM)
+        #expect(await node.waitForExit() == 0, "log: \(node.log)")
+        let late = try await self.watcher(broker, "medianode/proc/status")
+        let retained = try await late.first { $0.topic == "medianode/proc/status" }
+        #expect(String(decoding: retained.payload, as: UTF8.self) == "offline", "\(node.log)")
+        await late.disconnect()
+        await watcher.disconnect()
+    }
+
     @Test("a broker that is down at start is retried, logged once, and the node comes online when it appears")
     func brokerDownAtStart() async throws {
         let broker = try MosquittoBroker(startNow: false)

@@ -99,12 +99,15 @@ struct NowPlayingTests {
         await running.stop()
     }
 
-    @Test("now playing's first message carries the cached cover, scaled to 600 px and at most 256 KiB")
-    func artworkInFirstNowPlaying() async throws {
+    @Test("now playing goes out at once without a cover that must be scaled, then again with it, scaled to 600 px and at most 256 KiB")
+    func artworkFollowsNowPlaying() async throws {
         let running = try await PlayingNode.start(tracks: [ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 6, title: "Cover")],
                                                   cover: (2000, 1500))
+        // The queue is prepared at start; its reply came after now playing, which did not wait for the scaling.
         let first = try await running.nowPlaying { $0["identifier"] != nil }
-        let artwork = try #require(first["artwork"])
+        #expect(first["artwork"] == nil)
+        let withArtwork = try await running.nowPlaying { $0["artwork"] != nil }
+        let artwork = try #require(withArtwork["artwork"])
         #expect(artwork["mimeType"] == "image/jpeg")
         #expect(artwork["width"] == 600)
         #expect(artwork["height"] == 450)
@@ -122,44 +125,58 @@ struct NowPlayingTests {
         await running.stop()
     }
 
-    @Test("playing a track of another album publishes now playing once, with that album's cover in the first message")
-    func anotherAlbumsArtworkInFirstMessage() async throws {
+    @Test("another track of the album shows its cover in its first message; another album's cover follows its first message, and the first album's is never shown for it")
+    func albumCoversOnTrackChanges() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("album-change")
         defer { try? FileManager.default.removeItem(at: directory) }
         let music = directory.appendingPathComponent("music")
         var files: [URL] = []
-        for (index, album) in ["First Album", "Second Album"].enumerated() {
+        for (index, (album, tracks)) in [("First Album", 2), ("Second Album", 1)].enumerated() {
             let folder = music.appendingPathComponent(album)
-            files.append(try AudioFixtures.writeTone(
-                ToneTrack(fileName: "track.ogg", frequency: 440 + 220 * index, seconds: 20, title: album, album: album),
-                in: folder))
+            for track in 0..<tracks {
+                files.append(try AudioFixtures.writeTone(
+                    ToneTrack(fileName: "track\(track).ogg", frequency: 440 + 220 * index + 110 * track, seconds: 20,
+                              title: "\(album) \(track)", album: album),
+                    in: folder))
+            }
             try AudioFixtures.writeCover(named: "cover.png", width: 640, height: 640, pattern: index, in: folder)
         }
         let running = try await RunningNode.start(libraries: [music.path], sink: "fake")
         let topic = running.topics.nowPlaying
-        let firstItem = LibraryCatalog.trackIdentifier(path: files[0].path, libraries: [music.path])
-        let secondItem = LibraryCatalog.trackIdentifier(path: files[1].path, libraries: [music.path])
-        #expect(try await running.send("playItem", #""identifier":"\#(firstItem)""#)["status"] == "success")
-        let firstShown = try await running.waitUntil(topic, "the first album playing") {
-            $0["identifier"]?.stringValue == firstItem && $0["state"] == "playing" && $0["artwork"] != nil
+        let identifiers = files.map { LibraryCatalog.trackIdentifier(path: $0.path, libraries: [music.path]) }
+        /// The now-playing documents of `identifier` received since the last `clear`.
+        func documents(of identifier: String) async -> [JSONValue] {
+            await running.client.messages(on: topic).compactMap { try? JSONValue(parsing: $0.payload) }
+                .filter { $0["identifier"]?.stringValue == identifier }
         }
-        // Past the first item's own messages (its duration and tags arrive in its first moments).
-        try await Task.sleep(for: .seconds(1))
-        await running.client.clear()
+        func play(_ identifier: String, _ what: String) async throws -> JSONValue {
+            await running.client.clear()
+            #expect(try await running.send("playItem", #""identifier":"\#(identifier)""#)["status"] == "success")
+            let shown = try await running.waitUntil(topic, what) {
+                $0["identifier"]?.stringValue == identifier && $0["state"] == "playing" && $0["artwork"] != nil
+            }
+            // Past the item's own messages (its duration and tags arrive in its first moments).
+            try await Task.sleep(for: .seconds(1))
+            return shown
+        }
 
-        #expect(try await running.send("playItem", #""identifier":"\#(secondItem)""#)["status"] == "success")
-        try await running.waitUntil(topic, "the second album playing") {
-            $0["identifier"]?.stringValue == secondItem && $0["state"] == "playing"
-        }
-        try await Task.sleep(for: .seconds(1))
-        let documents = await running.client.messages(on: topic).compactMap { try? JSONValue(parsing: $0.payload) }
-            .filter { $0["identifier"]?.stringValue == secondItem }
-        let first = try #require(documents.first)
-        let artwork = try #require(first["artwork"], "the second album's first message: \(first.jsonString)")
-        #expect(artwork["topic"] != firstShown["artwork"]?["topic"], "the first album's cover is shown for the second")
-        #expect(documents.allSatisfy { $0["artwork"] == artwork }, "\(documents.map(\.jsonString))")
+        // The first album's first track is loaded at start, its cover scaled then.
+        let firstCover = try #require(try await running.waitUntil(topic, "the first track's cover") {
+            $0["identifier"]?.stringValue == identifiers[0] && $0["artwork"] != nil
+        }["artwork"])
+        // The album's other track, never played: the cover is scaled already, so its first message carries it.
+        _ = try await play(identifiers[1], "the first album's second track")
+        let sameAlbum = await documents(of: identifiers[1])
+        #expect(sameAlbum.first?["artwork"] == firstCover, "\(sameAlbum.map(\.jsonString))")
+        #expect(sameAlbum.allSatisfy { $0["artwork"] == firstCover }, "\(sameAlbum.map(\.jsonString))")
+
+        // Another album: its cover must be read and scaled, which the reply does not wait for.
+        let secondCover = try #require(try await play(identifiers[2], "the second album")["artwork"])
+        #expect(secondCover["topic"] != firstCover["topic"], "the first album's cover is shown for the second")
+        let otherAlbum = await documents(of: identifiers[2])
+        #expect(otherAlbum.allSatisfy { $0["artwork"] == nil || $0["artwork"] == secondCover }, "\(otherAlbum.map(\.jsonString))")
         // The picture is on its topic for a dashboard that follows the message.
-        let pictureTopic = try #require(artwork["topic"]?.stringValue)
+        let pictureTopic = try #require(secondCover["topic"]?.stringValue)
         let late = try TestMQTTClient(brokerURL: running.broker.url)
         try await late.connect()
         try await late.subscribe(pictureTopic)

@@ -204,33 +204,7 @@ extension RealEngineCommandTests {
         func refusedSubscription() async throws {
             let directory = try AudioFixtures.makeTemporaryDirectory("brokers-refused")
             defer { try? FileManager.default.removeItem(at: directory) }
-            // mosquitto's dynamic security plugin refuses subscriptions by ACL (its plain ACL file does not):
-            // everything is allowed except subscribing to this node's command filter.
-            let security = directory.appendingPathComponent("dynamic-security.json")
-            let initialized = try ToolRun.capture("/usr/bin/mosquitto_ctrl", ["dynsec", "init", security.path, "admin", "adminpw"])
-            #expect(initialized.status == 0, "\(initialized.output)")
-            var document = try #require(
-                try JSONSerialization.jsonObject(with: Data(contentsOf: security)) as? [String: Any])
-            document["defaultACLAccess"] = [
-                "publishClientSend": true, "publishClientReceive": true, "subscribe": true, "unsubscribe": true]
-            document["roles"] = (document["roles"] as? [Any] ?? []) + [[
-                "rolename": "nocommands",
-                "acls": [["acltype": "subscribeLiteral", "topic": "medianode/refused/cmd/+", "allow": false]],
-            ]]
-            document["groups"] = [["groupname": "anonymous", "roles": [["rolename": "nocommands"]], "clients": []]]
-            document["anonymousGroup"] = "anonymous"
-            try JSONSerialization.data(withJSONObject: document).write(to: security)
-            // mosquitto started as root runs as its own user, which must read and rewrite the file.
-            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
-            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: security.path)
-            let plugin = try #require(
-                ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []).map { "/usr/lib/\($0)/mosquitto_dynamic_security.so" }
-                    .first { FileManager.default.fileExists(atPath: $0) },
-                "mosquitto's dynamic security plugin is not installed")
-            let broker = try MosquittoBroker(extraConfiguration: [
-                "plugin \(plugin)",
-                "plugin_opt_config_file \(security.path)",
-            ])
+            let broker = try Self.broker(refusingSubscriptionTo: "medianode/refused/cmd/+", in: directory)
             defer { broker.stop() }
             let prefix = "medianode/refused"
             let watcher = try await ConnectedClient(broker: broker, subscribing: "\(prefix)/#")
@@ -247,7 +221,7 @@ extension RealEngineCommandTests {
 
             let granted = try ToolRun.capture("/usr/bin/mosquitto_ctrl", [
                 "-p", "\(broker.port)", "-u", "admin", "-P", "adminpw",
-                "dynsec", "removeRoleACL", "nocommands", "subscribeLiteral", "\(prefix)/cmd/+"])
+                "dynsec", "removeRoleACL", "refused", "subscribeLiteral", "\(prefix)/cmd/+"])
             #expect(granted.status == 0, "\(granted.output)")
             _ = try await watcher.client.first(timeout: .seconds(10)) {
                 $0.topic == "\(prefix)/status" && String(decoding: $0.payload, as: UTF8.self) == "online"
@@ -256,6 +230,61 @@ extension RealEngineCommandTests {
             let reply = try await watcher.reply(prefix: prefix, id: "granted")
             #expect(reply["status"] == "success", "\(reply.jsonString)")
             await watcher.client.disconnect()
+        }
+
+        @Test("a refused subscription to its own status: online at once, answering, and not asked for again")
+        func refusedStatusSubscription() async throws {
+            let directory = try AudioFixtures.makeTemporaryDirectory("brokers-refused-status")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let prefix = "medianode/nostatus"
+            let broker = try Self.broker(refusingSubscriptionTo: "\(prefix)/status", in: directory)
+            defer { broker.stop() }
+            let watcher = try await ConnectedClient(broker: broker, subscribing: "\(prefix)/#")
+            let node = try NodeProcess(arguments: [
+                "--broker", broker.url, "--node-id", "nostatus", "--audio-sink", "fake", "--log-level", "debug",
+                "--database", directory.appendingPathComponent("catalog.sqlite").path])
+            defer { node.signal(SIGKILL) }
+
+            _ = try await watcher.client.first(timeout: .seconds(10)) {
+                $0.topic == "\(prefix)/status" && String(decoding: $0.payload, as: UTF8.self) == "online"
+            }
+            try await watcher.client.publish("\(prefix)/cmd/changeRepeatMode", #"{"id":"answered","repeatType":"one"}"#)
+            let reply = try await watcher.reply(prefix: prefix, id: "answered")
+            #expect(reply["status"] == "success", "\(reply.jsonString)")
+            try await Task.sleep(for: .seconds(2))
+            let refusals = node.log.components(separatedBy: "refused the subscription to \(prefix)/status").count - 1
+            #expect(refusals == 2, "refused at QoS 1 and at QoS 0, then not asked again: \(node.log)")
+            await watcher.client.disconnect()
+        }
+
+        /// A mosquitto whose dynamic security plugin refuses subscribing to `filter` and allows everything else
+        /// (its plain ACL file grants every subscription and filters what it delivers instead).
+        static func broker(refusingSubscriptionTo filter: String, in directory: URL) throws -> MosquittoBroker {
+            let security = directory.appendingPathComponent("dynamic-security.json")
+            let initialized = try ToolRun.capture("/usr/bin/mosquitto_ctrl", ["dynsec", "init", security.path, "admin", "adminpw"])
+            #expect(initialized.status == 0, "\(initialized.output)")
+            var document = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: security)) as? [String: Any])
+            document["defaultACLAccess"] = [
+                "publishClientSend": true, "publishClientReceive": true, "subscribe": true, "unsubscribe": true]
+            document["roles"] = (document["roles"] as? [Any] ?? []) + [[
+                "rolename": "refused",
+                "acls": [["acltype": "subscribeLiteral", "topic": filter, "allow": false]],
+            ]]
+            document["groups"] = [["groupname": "anonymous", "roles": [["rolename": "refused"]], "clients": []]]
+            document["anonymousGroup"] = "anonymous"
+            try JSONSerialization.data(withJSONObject: document).write(to: security)
+            // mosquitto started as root runs as its own user, which must read and rewrite the file.
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory.path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: security.path)
+            let plugin = try #require(
+                ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []).map { "/usr/lib/\($0)/mosquitto_dynamic_security.so" }
+                    .first { FileManager.default.fileExists(atPath: $0) },
+                "mosquitto's dynamic security plugin is not installed")
+            return try MosquittoBroker(extraConfiguration: [
+                "plugin \(plugin)",
+                "plugin_opt_config_file \(security.path)",
+            ])
         }
     }
 }

@@ -91,7 +91,11 @@ struct ListeningHistoryTests {
             // 300 ms played, 600 ms paused, then the other 700 ms: the pause does not count.
             #expect(elapsed >= .milliseconds(1550) && elapsed < .seconds(5), "counted after \(elapsed)")
             #expect(ContinuousClock.now - resumed >= .milliseconds(100), "the count went on from where the pause left it")
-            #expect(abs((store.played.first?.elapsed ?? 0) - 41) < 0.3, "\(store.played)")
+            // Where it stood when counted: 40.3 s plus the time played since the resume, at least the 0.7 s left.
+            let stood = store.played.first?.elapsed ?? 0
+            let sinceResume = Double((ContinuousClock.now - resumed).components.attoseconds) / 1e18
+                + Double((ContinuousClock.now - resumed).components.seconds)
+            #expect(stood >= 40.95 && stood <= 40.3 + sinceResume + 0.05, "stood at \(stood), \(sinceResume) s after the resume")
             try await Task.sleep(for: .milliseconds(400))
             #expect(store.recorder.recorded.count == 2, "once per load")
         }

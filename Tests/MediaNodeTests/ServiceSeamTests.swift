@@ -59,6 +59,7 @@ struct ServiceSeamTests {
         func handle(_ message: MQTTMessage, settled: () -> Bool) async {
             recorder.record("handled \(message.topic)")
         }
+        func waitUntilStateShown() async {}
         func send(_ reply: CommandReply, to request: MQTTMessage) { recorder.record("sent \(reply.command)") }
         func answerOverdue(_ entry: ReplyDeadlines.Entry, after limit: Duration) {
             recorder.record("overdue \(entry.message.topic)")

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The hub of playback: owns the queue, drives the audio engine, and turns the engine's raw facts
 /// into queue moves, snapshots and events. Only this type decides what a fact means.
 ///
@@ -8,6 +10,12 @@ public actor PlaybackController {
     /// A new snapshot whenever what now playing shows changes. Single consumer; a slow consumer
     /// only ever misses superseded snapshots.
     public nonisolated let snapshots: AsyncStream<PlaybackSnapshot>
+    /// The newest snapshot given to `snapshots`, numbered from 1 in the order they were given. A follower
+    /// that shows the newest one here whenever the stream wakes it knows how far it has got, and whoever
+    /// must not overtake what it shows (a command's reply) knows what to wait for.
+    public nonisolated var latestSnapshot: (number: UInt64, snapshot: PlaybackSnapshot)? {
+        emitted.withLock { $0 }
+    }
     /// trackStarted, trackEnded and error events, in order. Single consumer.
     public nonisolated let events: AsyncStream<PlaybackEvent>
     public nonisolated let configuration: PlaybackConfiguration
@@ -15,6 +23,7 @@ public actor PlaybackController {
     let engine: any AudioEngine
     let clock: any PlaybackClock
     let snapshotContinuation: AsyncStream<PlaybackSnapshot>.Continuation
+    private nonisolated let emitted = Mutex<(number: UInt64, snapshot: PlaybackSnapshot)?>(nil)
     let eventContinuation: AsyncStream<PlaybackEvent>.Continuation
 
     // MARK: State (actor-isolated; changed only inside a turn)
@@ -179,6 +188,8 @@ public actor PlaybackController {
         let snapshot = makeSnapshot()
         guard snapshot != lastSnapshot else { return }
         lastSnapshot = snapshot
+        // Numbered before it is yielded: a follower the stream wakes finds it here.
+        emitted.withLock { $0 = (($0?.number ?? 0) + 1, snapshot) }
         snapshotContinuation.yield(snapshot)
     }
 

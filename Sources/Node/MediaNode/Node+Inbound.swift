@@ -34,6 +34,8 @@ protocol CommandAnswering: Sendable {
     func answerAtOnce(_ message: MQTTMessage) -> Bool
     /// Performs one message and answers it; `settled` is false when its deadline answered it already.
     func handle(_ message: MQTTMessage, settled: () -> Bool) async
+    /// Returns once the retained state shows every change playback has made so far (see `ShownSnapshots`).
+    func waitUntilStateShown() async
     /// Sends the one reply `request` gets.
     func send(_ reply: CommandReply, to request: MQTTMessage)
     func answerOverdue(_ entry: ReplyDeadlines.Entry, after limit: Duration)
@@ -82,7 +84,11 @@ final class InboundLanes: Sendable {
             outer.addTask { [laterReplies] in
                 await withDiscardingTaskGroup { replies in
                     for await (reply, request) in laterReplies {
-                        replies.addTask { answerer.send(await reply.finished(), to: request) }
+                        replies.addTask {
+                            let finished = await reply.finished()
+                            await answerer.waitUntilStateShown()
+                            answerer.send(finished, to: request)
+                        }
                     }
                 }
             }
@@ -170,6 +176,9 @@ extension Node {
         if let name = topics.commandName(in: message.topic) {
             let reply = await commandCenter.handle(
                 name: name, payload: message.payload, maximumPayload: configuration.maximumPayload)
+            // A playback command's effect on now playing, the queue and the volume is marked before its
+            // answer; the content lane's reads change none of them.
+            if reply.result.deferred == nil, commandCenter.lane(of: name) != .content { await waitUntilStateShown() }
             guard settled() else {
                 logger.warning("\(name) finished after its reply deadline; its result (\(reply.result.status.rawValue)) was not sent")
                 return
@@ -209,8 +218,21 @@ extension Node {
         send(CommandReply(id: id, command: name, result: .failed(message)), to: entry.message)
     }
 
+    /// Returns once the now-playing service has marked the retained state of the controller's newest
+    /// snapshot: called when a command's work is done, so that state includes what the command changed.
+    /// Normally at once or within a millisecond; a follower held up does not hold the reply over a second.
+    func waitUntilStateShown() async {
+        guard let latest = playback?.latestSnapshot?.number else { return }
+        if await !shownSnapshots.wait(for: latest, atMost: .seconds(1)) {
+            logger.debug("now playing did not show the state of snapshot \(latest) within a second; the reply goes out")
+        }
+    }
+
     /// Sends the one reply a request gets: on `P/result`, and on its response topic when it named one;
     /// counted by status, with its time since the request arrived.
+    ///
+    /// A reply never overtakes the retained state its command changed: that state is marked before
+    /// (`waitUntilStateShown`, for a playback command), and the flush here sends it ahead of the reply.
     func send(_ reply: CommandReply, to message: MQTTMessage) {
         let request = message.properties
         // What the command changed in the retained state goes out first: a client that reads a topic on

@@ -11,6 +11,7 @@ import Playback
 import RemoteCommands
 import MediaJSON
 import NodeMetrics
+import Synchronization
 
 /// The node: wires the transport to the command center and publishes the retained state of the contract.
 ///
@@ -30,6 +31,8 @@ public final class Node: Sendable {
     let catalog: (any ContentCatalog)?
     let feedback: FeedbackBook
     let nowPlaying: NowPlayingPublisher
+    /// How far the retained state shows the controller's snapshots: a reply waits for it (see `send`).
+    let shownSnapshots = ShownSnapshots()
     /// The content tree, when the node has a catalog.
     let content: NodeContent?
     let transport: any MessageTransport
@@ -41,6 +44,8 @@ public final class Node: Sendable {
     let info: NodeInfo
     /// `P/events`.
     let events: EventPublisher
+    /// `P/commands`.
+    let capabilities: CapabilitiesPublisher
     /// Home Assistant's discovery of the node, with `--homeassistant`.
     let homeAssistant: HomeAssistantPresence
     /// Opens once the initial state, the upper levels of the tree included, is in place.
@@ -50,6 +55,8 @@ public final class Node: Sendable {
     let commandsReady: Latch
     /// Where inbound messages wait for the commands service.
     let inbound: InboundLanes
+    /// Set once the node says `offline` at shutdown: its own status is no longer answered with `online`.
+    let isSayingOffline = Atomic(false)
     /// The group `run()` runs the services in, for `shutdown()`.
     let ownRun = OwnRun()
     /// Publishes the pictures the published tree names.
@@ -129,6 +136,8 @@ public final class Node: Sendable {
             logger: logger)
         let events = EventPublisher(transport: transport, topic: configuration.topics.events, logger: logger)
         self.events = events
+        let capabilities = CapabilitiesPublisher(retained: retained, topic: configuration.topics.commands, commandCenter: commandCenter)
+        self.capabilities = capabilities
         self.homeAssistant = HomeAssistantPresence(configuration: configuration, retained: retained, logger: logger)
         if configuration.metrics.isEnabled || metrics != nil {
             self.metricsService = MetricsService(
@@ -196,7 +205,9 @@ public final class Node: Sendable {
         } else {
             self.announcer = nil
         }
-        if let playback { PlaybackCommands(commandCenter: commandCenter, playback: playback, feedback: feedback).handle() }
+        if let playback {
+            PlaybackCommands(commandCenter: commandCenter, playback: playback, feedback: feedback, capabilities: capabilities).handle()
+        }
         announcer?.handleCommands(in: commandCenter)
         if let content {
             ContentCommands(
@@ -249,9 +260,7 @@ public final class Node: Sendable {
     }
 
     /// Marks `P/commands` dirty; the document is made once per flush, however many changes came before it.
-    func publishCapabilities() {
-        retained.publish(topics.commands, rendering: { [commandCenter] in commandCenter.capabilitiesDocument.jsonBytes })
-    }
+    func publishCapabilities() { capabilities.mark() }
 
     /// Publishes a non-retained event on `P/events`.
     public func publishEvent(_ event: JSONValue) {

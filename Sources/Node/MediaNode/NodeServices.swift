@@ -31,7 +31,8 @@ extension Node {
         if let playback, let engine {
             let reporter = PlaybackReporter(
                 nowPlaying: nowPlaying, commandCenter: commandCenter, feedback: feedback, volume: volume, progress: progress,
-                content: content, retained: retained, queueTopic: topics.queue, events: events, logger: logger)
+                content: content, retained: retained, queueTopic: topics.queue, capabilities: capabilities, events: events,
+                logger: logger)
             services.append(.init(
                 service: PlaybackService(ready: commandsReady, playback: playback, engine: engine, stopping: reporter),
                 serviceName: "Playback"))
@@ -40,7 +41,7 @@ extension Node {
             services.append(.init(
                 service: NowPlayingService(
                     ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: reporter,
-                    observers: [resumeStore as (any PlaybackObserver)?, listeningHistory, metricsService].compactMap { $0 }),
+                    shown: shownSnapshots, observers: [resumeStore as (any PlaybackObserver)?, listeningHistory, metricsService].compactMap { $0 }),
                 serviceName: "NowPlaying"))
             // After the audio, so a clip playing at shutdown is stopped before the music.
             if let announcer { services.append(.init(service: announcer, serviceName: "Announcements")) }

@@ -7,9 +7,13 @@ import NowPlaying
 import Playback
 
 /// Publishes `P/nowplaying` the way MPNowPlayingInfoCenter works: every snapshot is offered and only a
-/// change goes out. A picture the catalog has cached is in the first message of a new item (a dashboard
-/// would otherwise draw the item twice, and every track change would cost two messages); any other
-/// artwork is found off the hot path, in `run()`, and now playing goes out again when it arrives.
+/// change goes out.
+///
+/// `update` marks now playing at once, for it is on the way to a command's reply (a playItem's success
+/// must not come before now playing names the item). A picture already scaled for another item of the same
+/// catalog key (another track of the album) is in that first message; any other artwork, the catalog's
+/// cached pictures included (reading and scaling one takes a while), is found in `run()`, and now playing
+/// goes out again when it arrives.
 actor NowPlayingPublisher {
     /// Readers extrapolate the position; republish once it would be off by more than 40 ms (the contract's
     /// readers expect it within 50 ms).
@@ -17,7 +21,7 @@ actor NowPlayingPublisher {
     private var snapshot: PlaybackSnapshot?
     private var artwork: [String: (NowPlayingArtwork, ArtworkResolver.Source)] = [:]
     /// Published pictures by the catalog's key: the items of an album share one, read and scaled once.
-    private var cachedArtwork: [String: NowPlayingArtwork] = [:]
+    private var scaledArtwork: [String: NowPlayingArtwork] = [:]
     private var resolving: Set<String> = []
     /// Whether each item's last search had an embedded picture to look at. Searched once per play: a URL
     /// that fails is not fetched again on every snapshot, only when the item plays again, or when an
@@ -53,9 +57,9 @@ actor NowPlayingPublisher {
 
     /// Offers a new controller snapshot; publishes it if it changed anything a reader cannot extrapolate.
     /// - Parameter nowPlayingIdentifiers: the item's identifier path in the content tree (S31).
-    func update(_ snapshot: PlaybackSnapshot, nowPlayingIdentifiers: [String]? = nil) async {
+    func update(_ snapshot: PlaybackSnapshot, nowPlayingIdentifiers: [String]? = nil) {
         if let item = snapshot.item, item.identifier != current, artwork[item.identifier] == nil {
-            await lookUpCachedArtwork(for: item)
+            takeScaledArtwork(for: item)
         }
         self.snapshot = snapshot
         if let identifier = snapshot.item?.identifier, let nowPlayingIdentifiers {
@@ -92,27 +96,42 @@ actor NowPlayingPublisher {
     }
 
     private func resolveArtwork(for item: QueueItem, tags: StreamTags) async {
-        let found = await resolver.resolve(item, tags: tags)
+        let found = await findArtwork(for: item, tags: tags)
         resolving.remove(item.identifier)
-        guard let (processed, source) = found else { return }
-        remember(publishPicture(processed), source: source, for: item.identifier)
+        guard let (picture, source) = found else { return }
+        remember(picture, source: source, for: item.identifier)
         if snapshot?.item?.identifier == item.identifier { publishCurrent() }
     }
 
-    /// Takes the picture the catalog has cached for `item`, before its first message goes out. Counts as
-    /// the item's search (without an embedded picture): an embedded one arriving later is still looked at.
-    private func lookUpCachedArtwork(for item: QueueItem) async {
-        guard let key = await resolver.cachedKey(of: item) else { return }
-        let found: NowPlayingArtwork
-        if let known = cachedArtwork[key] {
-            found = known
-        } else {
-            guard let processed = await resolver.cached(key: key) else { return }
-            found = publishPicture(processed)
-            cachedArtwork[key] = found
-            if cachedArtwork.count > 512 { cachedArtwork.removeValue(forKey: cachedArtwork.keys.first { $0 != key }!) }
+    /// The catalog's cached picture, read and scaled once per key, unless the stream brought its own (which
+    /// outranks it); else what the resolver finds.
+    private func findArtwork(for item: QueueItem, tags: StreamTags) async -> (NowPlayingArtwork, ArtworkResolver.Source)? {
+        if tags.image == nil, let key = await catalogKey(of: item) {
+            if let known = scaledArtwork[key] { return (known, .catalog) }
+            if let processed = await resolver.cached(key: key) {
+                let found = publishPicture(processed)
+                scaledArtwork[key] = found
+                if scaledArtwork.count > 512 { scaledArtwork.removeValue(forKey: scaledArtwork.keys.first { $0 != key }!) }
+                return (found, .catalog)
+            }
         }
-        remember(found, source: .catalog, for: item.identifier)
+        guard let (processed, source) = await resolver.resolve(item, tags: tags) else { return nil }
+        return (publishPicture(processed), source)
+    }
+
+    /// The key of the picture the catalog has cached for `item`: carried by the item when the catalog made
+    /// it, else one read of the catalog.
+    private func catalogKey(of item: QueueItem) async -> String? {
+        if let key = item.userInfo[QueueItemMaker.artworkKeyInfo] { return key }
+        return await resolver.cachedKey(of: item)
+    }
+
+    /// Takes the picture already scaled for another item of the same catalog key, for the item's first
+    /// message: no read and no scaling on the way to the reply. Counts as the item's search (without an
+    /// embedded picture): an embedded one arriving later is still looked at.
+    private func takeScaledArtwork(for item: QueueItem) {
+        guard let key = item.userInfo[QueueItemMaker.artworkKeyInfo], let known = scaledArtwork[key] else { return }
+        remember(known, source: .catalog, for: item.identifier)
         if searched[item.identifier] == nil { searched[item.identifier] = false }
     }
 

@@ -11,6 +11,7 @@ struct PlaybackCommands: Sendable {
     let commandCenter: RemoteCommandCenter
     let playback: PlaybackController
     let feedback: FeedbackBook
+    let capabilities: CapabilitiesPublisher
 
     func handle() {
         let center = commandCenter
@@ -87,13 +88,14 @@ struct PlaybackCommands: Sendable {
     private func handleFeedbackCommands() {
         let center = commandCenter
         for (command, mark) in [(RemoteCommand<Bool>.like, FeedbackMark.like), (.dislike, .dislike), (.bookmark, .bookmark)] {
-            center.addHandler(for: command) { [playback, feedback] isNegative in
+            center.addHandler(for: command) { [playback, feedback, capabilities] isNegative in
                 guard let identifier = await playback.snapshot.item?.identifier else {
                     return CommandResult(.noActionableNowPlayingItem, message: "nothing is playing to mark")
                 }
                 do {
                     let marks = try await feedback.set(mark, active: !isNegative, for: identifier)
                     center.showFeedback(marks)
+                    capabilities.mark()
                     return .success
                 } catch {
                     return .failed("could not save the mark: \(error)")
@@ -116,7 +118,8 @@ struct PlaybackCommands: Sendable {
 }
 
 extension RemoteCommandCenter {
-    /// Reflects the current item's marks as `isActive` of like, dislike and bookmark.
+    /// Reflects the current item's marks as `isActive` of like, dislike and bookmark. A mark's reply
+    /// comes after `P/commands` shows it: whoever calls this marks `P/commands` dirty before replying.
     func showFeedback(_ marks: ItemFeedback) {
         setParameter("isActive", .bool(marks.liked), for: RemoteCommand.like)
         setParameter("isActive", .bool(marks.disliked), for: RemoteCommand.dislike)

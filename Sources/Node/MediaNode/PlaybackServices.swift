@@ -46,9 +46,12 @@ struct PlaybackService: Service {
 
 /// What the now-playing service hands on: each snapshot and event of playback, in order.
 protocol PlaybackFollower: Sendable {
-    /// Publishes what the snapshot shows besides now playing itself; `itemChanged` when it shows another
-    /// item than the snapshot before it.
+    /// Marks the retained state the snapshot shows (now playing, the queue, the volume, the commands'
+    /// parameters, a new item's marks) without waiting for a write or the network: a command's reply waits
+    /// for it. `itemChanged` when it shows another item than the snapshot before it.
     func show(_ snapshot: PlaybackSnapshot, itemChanged: Bool) async
+    /// Does what else follows from the snapshot: the position saved on a pause.
+    func follow(_ snapshot: PlaybackSnapshot) async
     func report(_ event: PlaybackEvent) async
 }
 
@@ -60,20 +63,27 @@ struct NowPlayingService: Service {
     let playback: PlaybackController
     let nowPlaying: NowPlayingPublisher
     let follower: any PlaybackFollower
+    /// How far the retained state shows the controller's snapshots, for the replies that wait for it.
+    let shown: ShownSnapshots
     /// The services that follow playback too, told after now playing.
     var observers: [any PlaybackObserver] = []
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { [ready, playback, nowPlaying, follower, observers] in
+        await cancelWhenGracefulShutdown { [ready, playback, nowPlaying, follower, shown, observers] in
             await ready.wait()
             await withDiscardingTaskGroup { group in
                 group.addTask { await nowPlaying.run() }
                 group.addTask {
                     var shownItem: String?
-                    for await snapshot in playback.snapshots {
+                    // The stream only wakes this loop: what it shows is the newest snapshot, which may be newer
+                    // than the one that woke it (that one then wakes it for nothing).
+                    for await _ in playback.snapshots {
+                        guard let (number, snapshot) = playback.latestSnapshot, number > shown.number else { continue }
                         let item = snapshot.item?.identifier
                         await follower.show(snapshot, itemChanged: item != shownItem)
                         shownItem = item
+                        shown.advance(to: number)
+                        await follower.follow(snapshot)
                         for observer in observers { observer.playbackChanged(snapshot) }
                     }
                 }
@@ -103,6 +113,7 @@ struct PlaybackReporter: PlaybackStopping, PlaybackFollower {
     let content: NodeContent?
     let retained: RetainedPublisher
     let queueTopic: String
+    let capabilities: CapabilitiesPublisher
     let events: EventPublisher
     let logger: Logger
 
@@ -116,19 +127,24 @@ struct PlaybackReporter: PlaybackStopping, PlaybackFollower {
         volume?.publish(snapshot.volume, isMuted: snapshot.isMuted, speedGainDb: snapshot.speedGainDb)
         await nowPlaying.update(
             snapshot, nowPlayingIdentifiers: snapshot.item.map { (content?.queueContext ?? []) + [$0.identifier] })
-        await progress?.follow(snapshot)
         commandCenter.setCurrentPlaybackRate(snapshot.rate)
         commandCenter.setParameter(
             "currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: RemoteCommand.changeRepeatMode)
         commandCenter.setParameter(
             "currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: RemoteCommand.changeShuffleMode)
         commandCenter.setNowPlaying(isItemLoaded: snapshot.item != nil, isLiveStream: snapshot.isLiveStream)
-        guard itemChanged else { return }
-        if let item = snapshot.item?.identifier {
-            commandCenter.showFeedback(await feedback.feedback(for: item))
-        } else {
-            commandCenter.showFeedback(ItemFeedback())
+        if itemChanged {
+            // A read of the catalog file, which its writes do not hold up (WAL).
+            var marks = ItemFeedback()
+            if let item = snapshot.item { marks = await feedback.feedback(for: item.identifier) }
+            commandCenter.showFeedback(marks)
         }
+        // Here, not only when the capability loop hears of the change: it is part of what the reply waits for.
+        capabilities.mark()
+    }
+
+    func follow(_ snapshot: PlaybackSnapshot) async {
+        await progress?.follow(snapshot)
     }
 
     func report(_ event: PlaybackEvent) async {

@@ -18,11 +18,17 @@ struct QueueItemMaker: Sendable {
             // A finished item starts over.
             if duration.map({ saved.elapsed < $0 - 5 }) ?? true { start = saved.elapsed }
         }
+        var info = Self.nowPlayingUserInfo(item)
+        if let key = item.artworkKey { info[Self.artworkKeyInfo] = key }
         return QueueItem(
             identifier: item.identifier, uri: playableURI(of: item), title: item.title, artist: item.artist,
             albumTitle: item.albumTitle, duration: item.duration, isLiveStream: isLive,
-            containerIdentifier: container, startPosition: start, userInfo: Self.nowPlayingUserInfo(item))
+            containerIdentifier: container, startPosition: start, userInfo: info)
     }
+
+    /// The `userInfo` key of the catalog's key for the item's cached picture: now playing shows a picture it
+    /// has already scaled for that key in the item's first message, without reading the catalog.
+    static let artworkKeyInfo = "artworkKey"
 
     /// The items named that the catalog still holds playable, each as played from its container, by
     /// identifier; one catalog read for all of them.

@@ -1,5 +1,6 @@
 import MQTTTransport
 import ServiceLifecycle
+import Synchronization
 
 /// The broker connection and the retained state it carries. First in the group, so it stops last: by
 /// the time it says `offline` and disconnects, nothing else publishes.
@@ -60,7 +61,7 @@ extension Node {
         // arrive as soon as its subscription is made: the lanes take messages from before that.
         transport.route { [weak self] message in
             guard let self else { return false }
-            self.inbound.route(message, to: self)
+            self.receive(message)
             return true
         }
         // S19: command subscriptions and capabilities come first; content follows them.
@@ -69,6 +70,13 @@ extension Node {
             try transport.subscribe(topics.context, qos: 1)
         } catch {
             logger.error("cannot subscribe to command topics: \(error)")
+        }
+        // Its own status, to say `online` again when something else says otherwise; a broker that does not
+        // allow it costs only that, so it is not waited for.
+        do {
+            try transport.subscribe(topics.status, qos: 1, awaited: false)
+        } catch {
+            logger.warning("cannot subscribe to the node's own status: \(error)")
         }
         let volume = await self.volume?.restore() ?? 1
         // The queue the last run saved goes back first, so the first now playing already shows it.
@@ -91,9 +99,27 @@ extension Node {
                 retained.disconnected()
                 logger.debug("transport disconnected: \(reason)")
             case let .message(message):
-                inbound.route(message, to: self)
+                receive(message)
             }
         }
+    }
+
+    /// Where every inbound message goes: the node's own status to `statusHeard`, the rest to the lanes.
+    func receive(_ message: MQTTMessage) {
+        guard message.topic != topics.status else { return statusHeard(message) }
+        inbound.route(message, to: self)
+    }
+
+    /// The node's own status as the broker passes it on. Anything but `online` while the node is up (its
+    /// old connection's last will delivered late, after it moved to another broker of a cluster; another
+    /// client) is answered at once with `online`, retained, so nobody who subscribes later finds it
+    /// `offline`. Not the copy a new subscription brings (retain set): it is older than the `online` the
+    /// node sends on every connect. Nor its own `offline` at shutdown.
+    func statusHeard(_ message: MQTTMessage) {
+        guard !message.retain, message.payload != Array("online".utf8),
+              !isSayingOffline.load(ordering: .acquiring) else { return }
+        logger.notice("'\(String(decoding: message.payload.prefix(64), as: UTF8.self))' on \(topics.status) while online: saying online again")
+        retained.republish(topics.status)
     }
 
     /// Republishes `P/commands` whenever what the commands allow changed, until cancelled.
@@ -103,6 +129,7 @@ extension Node {
 
     /// Says `offline` (retained) and waits briefly for the broker to take it, then disconnects.
     func sayOfflineAndDisconnect() async {
+        isSayingOffline.store(true, ordering: .releasing)
         retained.flush()
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -171,7 +171,7 @@ extension MQTTClient {
                 for (filter, qos) in state.subscriptions.sorted(by: { $0.key < $1.key }) {
                     if let failure = sendSubscribe(filter, qos: qos, state: &state) {
                         failures.append(failure)
-                    } else {
+                    } else if !state.unawaited.contains(filter) {
                         state.awaitingGrants.insert(filter)
                     }
                 }

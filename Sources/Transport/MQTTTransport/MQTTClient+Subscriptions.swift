@@ -25,8 +25,8 @@ extension MQTTClient {
 
     /// Called on the network thread with the broker's SUBACK. A refused subscription is asked for again
     /// at once at QoS 0 when QoS 1 was refused (a cluster that lost a member may only grant QoS 0), then
-    /// every second until granted; the connection is announced once every subscription it started with
-    /// is granted.
+    /// every second until granted, unless it is not awaited; the connection is announced once every awaited
+    /// subscription it started with is granted.
     func didSubscribe(mid: Int32, granted codes: [Int32]) {
         enum Outcome {
             case granted(filter: String, qos: Int32, wasRefused: Bool, announce: Bool)
@@ -46,13 +46,17 @@ extension MQTTClient {
                 if let failure = sendSubscribe(pending.filter, qos: 0, state: &state) {
                     state.subscriptionRetries[pending.filter] = .now + .seconds(1)
                     return .refused(filter: pending.filter, qos: pending.qos, code: code,
-                                    again: "in a second (\(failure))", firstTime: firstTime)
+                                    again: "asking again in a second (\(failure))", firstTime: firstTime)
                 }
-                return .refused(filter: pending.filter, qos: pending.qos, code: code, again: "at once at QoS 0",
+                return .refused(filter: pending.filter, qos: pending.qos, code: code, again: "asking again at once at QoS 0",
+                                firstTime: firstTime)
+            }
+            guard !state.unawaited.contains(pending.filter) else {
+                return .refused(filter: pending.filter, qos: 0, code: code, again: "not asking again on this connection",
                                 firstTime: firstTime)
             }
             state.subscriptionRetries[pending.filter] = .now + .seconds(1)
-            return .refused(filter: pending.filter, qos: 0, code: code, again: "every second until granted",
+            return .refused(filter: pending.filter, qos: 0, code: code, again: "asking again every second until granted",
                             firstTime: firstTime)
         }
         switch outcome {
@@ -63,7 +67,7 @@ extension MQTTClient {
             if announce { continuation.yield(.connected(sessionPresent: false)) }
         case let .refused(filter, qos, code, again, firstTime):
             let reason = configuration.protocolVersion == .v5 ? Mosquitto.reason(code, version: .v5) : "failure"
-            let text = "the broker refused the subscription to \(filter) at QoS \(qos) (\(reason)); asking again \(again)"
+            let text = "the broker refused the subscription to \(filter) at QoS \(qos) (\(reason)); \(again)"
             if firstTime { logger.warning("\(text)") } else { logger.debug("\(text)") }
         }
     }

@@ -75,6 +75,8 @@ public final class MQTTClient: Sendable {
         var subscriptionRetries: [String: ContinuousClock.Instant] = [:]
         /// Filters refused since they were last granted, so each refusal is logged once.
         var refusedFilters: Set<String> = []
+        /// Filters the connection is announced without: not awaited, and not asked for again once refused.
+        var unawaited: Set<String> = []
     }
 
     /// - Parameter messageHandler: when given, inbound messages go to it on the network thread instead
@@ -182,7 +184,15 @@ public final class MQTTClient: Sendable {
     /// `configuration.subscriptions` is already renewed on every connection, so asking for it again at
     /// the same QoS sends nothing (a second SUBSCRIBE would have the broker resend its retained messages).
     public func subscribe(_ filter: String, qos: Int = 1) throws(MQTTError) {
+        try subscribe(filter, qos: qos, awaited: true)
+    }
+
+    /// Subscribes as `subscribe(_:qos:)` does; with `awaited` false, `.connected` does not wait for this
+    /// filter's grant, and a broker that refuses it (at QoS 0 too) is not asked again on that connection:
+    /// for what the owner can do without, so a broker's ACL that does not allow it never holds up the rest.
+    public func subscribe(_ filter: String, qos: Int, awaited: Bool) throws(MQTTError) {
         let failure: MQTTError? = state.withLock { state in
+            if awaited { state.unawaited.remove(filter) } else { state.unawaited.insert(filter) }
             if configuration.subscriptions[filter] == qos, state.subscriptions[filter] == qos { return nil }
             state.subscriptions[filter] = qos
             guard state.isConnected, !state.isDestroyed else { return nil }

@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+
+/// How far the retained state shows the controller's snapshots, by their numbers (see
+/// `PlaybackController.latestSnapshot`): the now-playing service moves it on once it has marked what a
+/// snapshot shows, and a reply waits here until it has got as far as the controller, so the reply never
+/// overtakes the state its command changed.
+final class ShownSnapshots: Sendable {
+    private struct State {
+        var shown: UInt64 = 0
+        var waiters: [UUID: (number: UInt64, continuation: CheckedContinuation<Void, Never>)] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// The number of the newest snapshot whose state is marked.
+    var number: UInt64 { state.withLock { $0.shown } }
+
+    /// The state of every snapshot up to `number` is marked (a newer one's is marked in place of older ones).
+    func advance(to number: UInt64) {
+        let ready = state.withLock { state in
+            state.shown = max(state.shown, number)
+            let ready = state.waiters.filter { $0.value.number <= state.shown }
+            for id in ready.keys { state.waiters.removeValue(forKey: id) }
+            return ready.values.map(\.continuation)
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
+    /// Returns once snapshot `number` is shown; after `limit` at most, so a follower held up (by a slow
+    /// disk) never holds a reply past its deadline. True when it is shown.
+    @discardableResult
+    func wait(for number: UInt64, atMost limit: Duration) async -> Bool {
+        if self.number >= number { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.wait(for: number)
+                return self.number >= number
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Returns once snapshot `number` is shown, or at once when the task is cancelled.
+    private func wait(for number: UInt64) async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let goOn = state.withLock { state in
+                    guard state.shown < number, !Task.isCancelled else { return true }
+                    state.waiters[id] = (number, continuation)
+                    return false
+                }
+                if goOn { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
+}
