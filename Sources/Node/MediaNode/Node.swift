@@ -67,8 +67,6 @@ public final class Node: Sendable {
     let progress: PlaybackProgress?
     /// `P/context`: the content limits, metered network and vehicle speed.
     let context: ContextFollower
-    /// Lines for commands answered with a failure: a hostile client's flood shows as a count, not a flood.
-    let refusalLog = LogBudget()
     /// Local copies for offline listening, when the node has a catalog file to keep their rows.
     let downloads: DownloadManager?
     /// Works the download queue and answers `download`, when the node keeps local copies.
@@ -80,7 +78,8 @@ public final class Node: Sendable {
     /// `P/metrics` and the Prometheus text, when the node publishes them.
     let metricsService: MetricsService?
     /// Counts replies by status and their latency (no-ops without metrics).
-    let commandMetrics: CommandMetrics
+    /// Which lane a command takes, and its one reply.
+    let commands: CommandDispatcher
     /// Recently Played and Favorites, when the node has a catalog file to keep them.
     let listeningHistory: ListeningHistory?
     /// Plays `announce` clips over the music, when the node plays and has an output for them.
@@ -148,11 +147,12 @@ public final class Node: Sendable {
             self.metricsService = nil
         }
         let recording: any MetricsRecording = metricsService ?? NoMetrics()
-        self.commandMetrics = CommandMetrics(factory: recording.factory)
+        let commandMetrics = CommandMetrics(factory: recording.factory)
         self.info = NodeInfo(
             configuration: configuration, startedAt: Date(), catalog: catalog, retained: retained,
             playables: CoreMetrics.Recorder(label: MetricName.catalogPlayables, factory: recording.factory), logger: logger)
-        self.inbound = InboundLanes(replyDeadline: configuration.replyDeadline)
+        let inbound = InboundLanes(replyDeadline: configuration.replyDeadline)
+        self.inbound = inbound
         let loudness = (catalog as? CatalogDatabase).map { CatalogLoudness(database: $0) }
         self.playback = engine.map {
             PlaybackController(
@@ -177,9 +177,14 @@ public final class Node: Sendable {
         } else {
             self.progress = nil
         }
-        self.context = ContextFollower(
+        let context = ContextFollower(
             content: content, playback: playback, downloads: downloads,
             speedGain: VehicleSpeedGain(dbPer100: configuration.speedVolume, logger: logger), events: events, logger: logger)
+        self.context = context
+        self.commands = CommandDispatcher(
+            commandCenter: commandCenter, topics: configuration.topics, maximumPayload: configuration.maximumPayload,
+            transport: transport, retained: retained, inbound: inbound, playback: playback, shownSnapshots: shownSnapshots,
+            homeAssistant: homeAssistant, context: context, events: events, metrics: commandMetrics, logger: logger)
         if let downloads {
             self.downloadService = DownloadService(
                 ready: commandsReady, started: initialStatePublished, downloads: downloads, settings: configuration.downloads,
@@ -280,5 +285,4 @@ public final class Node: Sendable {
     /// The content manager, when the node has a catalog.
     public var contentManager: PlayableContentManager? { content?.manager }
 
-    func handleHomeAssistantBirth(_ message: MQTTMessage) -> Bool { homeAssistant.handleBirth(message) }
 }

@@ -69,7 +69,7 @@ extension Node {
                 ready: commandsReady, presence: homeAssistant, transport: transport, retainedBook: retainedBook), serviceName: "HomeAssistant"))
         }
         services.append(.init(
-            service: InboundService(lanes: inbound, answering: self, playbackExecutor: engine?.callExecutor),
+            service: InboundService(lanes: inbound, answering: commands, playbackExecutor: engine?.callExecutor),
             serviceName: "Commands"))
         return services
     }

@@ -107,7 +107,7 @@ extension Node {
     /// Where every inbound message goes: the node's own status to `statusHeard`, the rest to the lanes.
     func receive(_ message: MQTTMessage) {
         guard message.topic != topics.status else { return statusHeard(message) }
-        inbound.route(message, to: self)
+        inbound.route(message, to: commands)
     }
 
     /// The node's own status as the broker passes it on. Anything but `online` while the node is up (its

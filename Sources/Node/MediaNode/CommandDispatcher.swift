@@ -1,4 +1,6 @@
+import Logging
 import MQTTTransport
+import Playback
 import RemoteCommands
 import ServiceLifecycle
 import Synchronization
@@ -42,7 +44,6 @@ protocol CommandAnswering: Sendable {
     func refuseWhileShuttingDown(_ message: MQTTMessage)
 }
 
-extension Node: CommandAnswering {}
 
 /// Where inbound messages wait for their turn.
 ///
@@ -151,7 +152,27 @@ final class InboundLanes: Sendable {
     }
 }
 
-extension Node {
+/// The commands' one way in and out: which lane a message takes, the command center that performs it,
+/// and the one reply it gets (after the retained state it changed). Owns the log budget for refusals.
+struct CommandDispatcher: CommandAnswering {
+    let commandCenter: RemoteCommandCenter
+    let topics: TopicLayout
+    let maximumPayload: Int
+    let transport: any MessageTransport
+    let retained: RetainedPublisher
+    let inbound: InboundLanes
+    let playback: PlaybackController?
+    let shownSnapshots: ShownSnapshots
+    let homeAssistant: HomeAssistantPresence
+    let context: ContextFollower
+    let events: EventPublisher
+    let metrics: CommandMetrics
+    let logger: Logger
+    /// Lines for commands answered with a failure: a hostile client's flood shows as a count, not a flood.
+    let refusalLog = LogBudget()
+
+    func handleHomeAssistantBirth(_ message: MQTTMessage) -> Bool { homeAssistant.handleBirth(message) }
+
     /// Reads of the content tree and the context: they never wait for the audio.
     func isContentMessage(_ message: MQTTMessage) -> Bool {
         guard let name = topics.commandName(in: message.topic) else { return message.topic == topics.context }
@@ -163,7 +184,7 @@ extension Node {
     func answerAtOnce(_ message: MQTTMessage) -> Bool {
         guard let name = topics.commandName(in: message.topic),
               let reply = commandCenter.answerImmediately(
-                name: name, payload: message.payload, maximumPayload: configuration.maximumPayload)
+                name: name, payload: message.payload, maximumPayload: maximumPayload)
         else { return false }
         send(reply, to: message)
         return true
@@ -175,7 +196,7 @@ extension Node {
     func handle(_ message: MQTTMessage, settled: () -> Bool = { true }) async {
         if let name = topics.commandName(in: message.topic) {
             let reply = await commandCenter.handle(
-                name: name, payload: message.payload, maximumPayload: configuration.maximumPayload)
+                name: name, payload: message.payload, maximumPayload: maximumPayload)
             // A playback command's effect on now playing, the queue and the volume is marked before its
             // answer; the content lane's reads change none of them.
             if reply.result.deferred == nil, commandCenter.lane(of: name) != .content { await waitUntilStateShown() }
@@ -203,7 +224,7 @@ extension Node {
     /// The `id` a request carries, for a reply the command's handler does not make.
     func requestID(of message: MQTTMessage, name: String) -> String? {
         guard case let .request(request) = CommandRequest.decode(
-            name: name, payload: message.payload, maximumPayload: configuration.maximumPayload)
+            name: name, payload: message.payload, maximumPayload: maximumPayload)
         else { return nil }
         return request.id
     }
@@ -256,13 +277,13 @@ extension Node {
         } catch {
             logger.warning("could not send the reply to \(reply.command): \(error)")
         }
-        commandMetrics.answered(reply.result.status, receivedAt: message.receivedAt)
+        metrics.answered(reply.result.status, receivedAt: message.receivedAt)
     }
 
     func handleContext(_ payload: [UInt8]) async {
         if case let .refused(reply) = CommandRequest.decode(name: "context", payload: payload) {
             logger.warning("ignored a malformed context message: \(reply.result.message ?? "")")
-            publishEvent(["type": "error", "message": .string("context: \(reply.result.message ?? "")")])
+            events.publish(["type": "error", "message": .string("context: \(reply.result.message ?? "")")])
             return
         }
         await context.apply(payload)
