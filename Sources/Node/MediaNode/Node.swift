@@ -55,8 +55,6 @@ public final class Node: Sendable {
     let commandsReady: Latch
     /// Where inbound messages wait for the commands service.
     let inbound: InboundLanes
-    /// Set once the node says `offline` at shutdown: its own status is no longer answered with `online`.
-    let isSayingOffline = Atomic(false)
     /// The group `run()` runs the services in, for `shutdown()`.
     let ownRun = OwnRun()
     /// Publishes the pictures the published tree names.
@@ -247,31 +245,6 @@ public final class Node: Sendable {
 
     // MARK: - Outbound
 
-    /// - Parameters:
-    ///   - volume: the listener's level the audio output starts with.
-    ///   - isRestored: whether a queue from the last run is back: now playing and the queue then come from
-    ///     it (the now-playing service publishes them), with no `stopped` before them.
-    func publishInitialState(volume: Double, isRestored: Bool = false) {
-        retained.publish(topics.status, Array("online".utf8))
-        if catalog == nil { info.publish() }
-        publishCapabilities()
-        self.volume?.publish(volume, isMuted: false)
-        guard !isRestored else { return }
-        retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
-        retained.publish(topics.nowPlayingArtwork, [])
-        retained.publish(
-            topics.queue,
-            JSONValue.object(["identifiers": [], "index": .null, "repeatMode": "off", "shuffleMode": "off"]).jsonBytes)
-    }
-
-    /// Marks `P/commands` dirty; the document is made once per flush, however many changes came before it.
-    func publishCapabilities() { capabilities.mark() }
-
-    /// Publishes a non-retained event on `P/events`.
-    public func publishEvent(_ event: JSONValue) {
-        events.publish(event)
-    }
-
     /// What the catalog service tells the node: events, counts and why the tree is empty.
     public var catalogObserver: any CatalogObserver {
         CatalogFollower(started: initialStatePublished, events: events, info: info, content: content, logger: logger)
@@ -282,7 +255,5 @@ public final class Node: Sendable {
         await content?.setEmptyRootReason(reason, logger: logger)
     }
 
-    /// The content manager, when the node has a catalog.
-    public var contentManager: PlayableContentManager? { content?.manager }
 
 }

@@ -17,11 +17,18 @@ extension Node {
     /// place (S19).
     /// - Parameter catalogService: the catalog refresher, placed after the content tree it feeds.
     public func services(catalog catalogService: CatalogService? = nil) -> [ServiceGroupConfiguration.ServiceConfiguration] {
-        // Each service holds the parts it runs and a narrow protocol for what it asks of the rest of the
-        // node (which the node implements), never the node itself. Named here: otherwise the group names
-        // each service by describing it through reflection, which costs milliseconds of the start.
+        // Each service holds the parts it runs, and at most a narrow protocol for what it asks of the rest of
+        // the node, implemented by the part that owns that state; never the node itself. Named here:
+        // otherwise the group names each service by describing it through reflection, which costs
+        // milliseconds of the start.
+        let session = NodeSession(
+            transport: transport, retained: retained, topics: topics, commands: commands, inbound: inbound,
+            capabilities: capabilities, commandCenter: commandCenter, info: info, volume: volume, playback: playback,
+            resumeStore: resumeStore, metricsService: metricsService, retainedBook: retainedBook,
+            commandsReady: commandsReady, initialStatePublished: initialStatePublished, hasCatalog: catalog != nil,
+            hasContent: content != nil, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: TransportService(session: self, retained: retained), serviceName: "Transport"),
+            .init(service: TransportService(session: session, retained: retained), serviceName: "Transport"),
         ]
         // Right after the transport, so it stops just before it: its figures go out while connected.
         if let metricsService { services.append(.init(service: metricsService, serviceName: "Metrics")) }

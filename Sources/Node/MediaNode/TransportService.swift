@@ -1,4 +1,8 @@
+import Logging
 import MQTTTransport
+import MediaJSON
+import Playback
+import RemoteCommands
 import ServiceLifecycle
 import Synchronization
 
@@ -52,9 +56,58 @@ protocol BrokerSession: Sendable {
     func sayOfflineAndDisconnect() async
 }
 
-extension Node: BrokerSession {}
+/// One node's session with its broker, step by step: what comes before the connection (S19), the
+/// transport's events, the node's own status kept `online`, and the goodbye. Owns whether the node is
+/// saying `offline`.
+final class NodeSession: BrokerSession {
+    private let transport: any MessageTransport
+    private let retained: RetainedPublisher
+    private let topics: TopicLayout
+    private let commands: CommandDispatcher
+    private let inbound: InboundLanes
+    private let capabilities: CapabilitiesPublisher
+    private let commandCenter: RemoteCommandCenter
+    private let info: NodeInfo
+    private let volume: ListenerVolume?
+    private let playback: PlaybackController?
+    private let resumeStore: ResumeStore?
+    private let metricsService: MetricsService?
+    private let retainedBook: RetainedTopicBook?
+    /// Opened here once the command subscriptions and the initial state are in place.
+    private let commandsReady: Latch
+    /// Opened here when there is no content tree to wait for.
+    private let initialStatePublished: Latch
+    private let hasCatalog: Bool
+    private let hasContent: Bool
+    private let logger: Logger
+    /// Set once shutdown says `offline`: its own goodbye is not answered with `online`.
+    private let isSayingOffline = Atomic(false)
 
-extension Node {
+    init(transport: any MessageTransport, retained: RetainedPublisher, topics: TopicLayout, commands: CommandDispatcher,
+         inbound: InboundLanes, capabilities: CapabilitiesPublisher, commandCenter: RemoteCommandCenter, info: NodeInfo,
+         volume: ListenerVolume?, playback: PlaybackController?, resumeStore: ResumeStore?, metricsService: MetricsService?,
+         retainedBook: RetainedTopicBook?, commandsReady: Latch, initialStatePublished: Latch, hasCatalog: Bool,
+         hasContent: Bool, logger: Logger) {
+        self.transport = transport
+        self.retained = retained
+        self.topics = topics
+        self.commands = commands
+        self.inbound = inbound
+        self.capabilities = capabilities
+        self.commandCenter = commandCenter
+        self.info = info
+        self.volume = volume
+        self.playback = playback
+        self.resumeStore = resumeStore
+        self.metricsService = metricsService
+        self.retainedBook = retainedBook
+        self.commandsReady = commandsReady
+        self.initialStatePublished = initialStatePublished
+        self.hasCatalog = hasCatalog
+        self.hasContent = hasContent
+        self.logger = logger
+    }
+
     /// Sets up what comes before the connection (see `TransportService`), then starts it.
     func startTransport() async {
         // The transport may be connected already (the daemon connects while it starts), so a command can
@@ -83,7 +136,7 @@ extension Node {
         await resumeStore?.restored.wait()
         publishInitialState(volume: volume, isRestored: await playback?.snapshot.item != nil)
         commandsReady.open()
-        if content == nil { initialStatePublished.open() }
+        if !hasContent { initialStatePublished.open() }
         transport.start()
     }
 
@@ -124,7 +177,24 @@ extension Node {
 
     /// Republishes `P/commands` whenever what the commands allow changed, until cancelled.
     func publishCapabilityChanges() async {
-        for await _ in commandCenter.changes { publishCapabilities() }
+        for await _ in commandCenter.changes { capabilities.mark() }
+    }
+
+    /// - Parameters:
+    ///   - volume: the listener's level the audio output starts with.
+    ///   - isRestored: whether a queue from the last run is back: now playing and the queue then come from
+    ///     it (the now-playing service publishes them), with no `stopped` before them.
+    private func publishInitialState(volume: Double, isRestored: Bool) {
+        retained.publish(topics.status, Array("online".utf8))
+        if !hasCatalog { info.publish() }
+        capabilities.mark()
+        self.volume?.publish(volume, isMuted: false)
+        guard !isRestored else { return }
+        retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
+        retained.publish(topics.nowPlayingArtwork, [])
+        retained.publish(
+            topics.queue,
+            JSONValue.object(["identifiers": [], "index": .null, "repeatMode": "off", "shuffleMode": "off"]).jsonBytes)
     }
 
     /// Says `offline` (retained) and waits briefly for the broker to take it, then disconnects.
