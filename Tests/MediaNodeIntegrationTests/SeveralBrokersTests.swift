@@ -253,7 +253,8 @@ extension RealEngineCommandTests {
             #expect(reply["status"] == "success", "\(reply.jsonString)")
             try await Task.sleep(for: .seconds(2))
             let refusals = node.log.components(separatedBy: "refused the subscription to \(prefix)/status").count - 1
-            #expect(refusals == 2, "refused at QoS 1 and at QoS 0, then not asked again: \(node.log)")
+            // Asked once, at QoS 0 and not waited for; whether the refusal reaches the log, it is not asked again.
+            #expect(refusals <= 1, "asked once (at QoS 0) and not asked again: \(node.log)")
             await watcher.client.disconnect()
         }
 
