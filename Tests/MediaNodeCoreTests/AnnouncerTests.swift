@@ -12,8 +12,11 @@ struct AnnouncerTests {
     @Test("clips play one after another in the order accepted; the music is held once and given back after the last")
     func order() async throws {
         let rig = AnnouncerRig()
+        // The first clip plays until all three are accepted: the music is held across the queue, not per clip.
+        rig.player.gate.withLock { $0 = true }
         let ids = try await [rig.accept(.text("one", language: nil)), rig.accept(.text("two", language: nil)),
                              rig.accept(.text("three", language: "de"))]
+        rig.player.gate.withLock { $0 = false }
         await rig.eventually { rig.events.log.count == 6 }
         #expect(rig.events.log == ids.flatMap { ["started \($0)", "finished \($0) finished"] })
         #expect(rig.player.played == ["one", "two", "three"])
@@ -96,6 +99,8 @@ private final class StandInPlayer: ClipPlayer, @unchecked Sendable {
     let holdClips: Bool
     private let state = Mutex<(played: [String], amplitudes: [Double])>(([], []))
     let failing = Mutex<Set<String>>([])
+    /// While true, a clip plays on (until false).
+    let gate = Mutex(false)
     var played: [String] { state.withLock { $0.played } }
     var amplitudes: [Double] { state.withLock { $0.amplitudes } }
 
@@ -113,6 +118,7 @@ private final class StandInPlayer: ClipPlayer, @unchecked Sendable {
         state.withLock { $0.played.append(name); $0.amplitudes.append(amplitude) }
         if failing.withLock({ $0.contains(name) }) { return .failed("not audio") }
         started()
+        while gate.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(2)) }
         if holdClips {
             // Plays until cancelled.
             while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }

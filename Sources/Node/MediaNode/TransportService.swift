@@ -129,7 +129,7 @@ final class NodeSession: BrokerSession {
         // subscription with state of its own (a JetStream consumer on NATS) that a lost member makes it
         // elect again, and a status missed while connected is only the next one's to answer.
         do {
-            _ = 0 // comparison: no status subscription
+            try transport.subscribe(topics.status, qos: 0, awaited: false)
         } catch {
             logger.warning("cannot subscribe to the node's own status: \(error)")
         }
