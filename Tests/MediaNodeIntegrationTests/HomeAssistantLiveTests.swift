@@ -93,8 +93,11 @@ final class HomeAssistantLiveTests {
             $0.topic == "\(Self.prefix)/nowplaying" && (try? JSONValue(parsing: $0.payload))?["state"] == "paused"
         }
         _ = try await state("sensor.car1_ha_state", { $0 == "paused" })
-        let pauseReply = await client.messages(on: "\(Self.prefix)/result")
-            .compactMap { try? JSONValue(parsing: $0.payload) }.last { $0["command"] == "pause" }
+        // The reply follows the state it changed, so it may come a moment after now playing.
+        let pauseMessage = try? await client.first(timeout: .seconds(5)) {
+            $0.topic == "\(Self.prefix)/result" && (try? JSONValue(parsing: $0.payload))?["command"] == "pause"
+        }
+        let pauseReply = pauseMessage.flatMap { try? JSONValue(parsing: $0.payload) }
         #expect(pauseReply?["status"] == "success", "\(pauseReply?.jsonString ?? "no reply to pause")")
 
         hass.stop()

@@ -49,6 +49,8 @@ struct RetainedStateTests {
             "disableLanguageOption", "playItem", "prepareQueue", "browse", "contentItem", "interrupt",
             // Version 1.1
             "search", "changeVolume", "mute", "addToQueue", "removeFromQueue", "moveQueueItem", "download",
+            // Version 1.2
+            "announce",
         ]
         for name in names {
             #expect(document[name]?["enabled"]?.boolValue != nil, "\(name) has no enabled flag")
