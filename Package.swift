@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
     ],
     targets: [
         // MARK: - C libraries at the edge
@@ -222,7 +223,10 @@ let package = Package(
         /// and hostile payloads, a test MQTT client, the in-memory audio engine.
         .target(
             name: "MediaNodeFixtures",
-            dependencies: ["MQTTTransport", "Playback", "RemoteCommands", "ContentTree", "CatalogStore", "CTagLib"],
+            dependencies: [
+                "MQTTTransport", "Playback", "RemoteCommands", "ContentTree", "CatalogStore", "CTagLib",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
             path: "Sources/TestKit/MediaNodeFixtures",
             swiftSettings: swiftSettings
         ),

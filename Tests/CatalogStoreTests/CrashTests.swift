@@ -71,10 +71,10 @@ struct CrashTests {
         for round in 1...3 {
             let child = try ChildImporter(database: temp.path, location: location, items: items, generation: round * 10)
             // Wait for the child's first transaction to start, then kill it at a varying moment inside it.
-            try child.waitForLine("writing \(round * 10)")
+            try await child.waitForLine("writing \(round * 10)")
             try await Task.sleep(for: .milliseconds(50 + 150 * round))
             let committed = child.linesSoFar.contains { $0.hasPrefix("committed") }
-            child.kill()
+            await child.kill()
             if !committed { sawMidTransaction = true }
 
             let database = try temp.open()
@@ -138,19 +138,20 @@ final class ChildImporter: @unchecked Sendable {
         return lines
     }
 
-    func waitForLine(_ line: String, timeout: TimeInterval = 60) throws {
-        let deadline = Date().addingTimeInterval(timeout)
+    func waitForLine(_ line: String, timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
         while !linesSoFar.contains(line) {
-            guard Date() < deadline, process.isRunning else {
+            guard ContinuousClock.now < deadline, process.isRunning else {
                 throw CatalogParseError("child never printed \(line); got \(linesSoFar)")
             }
-            Thread.sleep(forTimeInterval: 0.005)
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 
-    func kill() {
+    /// SIGKILL, and back once the child has ended (the next round opens the file it was writing).
+    func kill() async {
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await process.exited()
         pipe.fileHandleForReading.readabilityHandler = nil
     }
 }

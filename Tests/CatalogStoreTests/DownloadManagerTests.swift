@@ -72,12 +72,12 @@ struct DownloadManagerTests {
     func downloadCompletes() async throws {
         let scratch = try Scratch("download-completes")
         defer { scratch.remove() }
-        let server = try RangeHTTPServer()
+        let server = try await RangeHTTPServer()
         defer { server.stop() }
         let body = Self.pattern(1_500_000)
         let source = scratch.root.appendingPathComponent("source.mp3")
         try body.write(to: source)
-        server.serve("/episode.mp3", file: source, contentType: "audio/mpeg")
+        await server.serve("/episode.mp3", file: source, contentType: "audio/mpeg")
 
         let manager = scratch.manager()
         let log = EventLog(manager)
@@ -100,13 +100,13 @@ struct DownloadManagerTests {
     func interruptedDownloadResumes() async throws {
         let scratch = try Scratch("download-resume")
         defer { scratch.remove() }
-        let server = try RangeHTTPServer()
+        let server = try await RangeHTTPServer()
         defer { server.stop() }
         let body = Self.pattern(2_000_000)
         let source = scratch.root.appendingPathComponent("source.ogg")
         try body.write(to: source)
-        server.serve("/long.ogg", file: source)
-        server.throttle("/long.ogg", bytesPerSecond: 400_000)
+        await server.serve("/long.ogg", file: source)
+        await server.throttle("/long.ogg", bytesPerSecond: 400_000)
 
         let first = scratch.manager()
         let firstRun = Task { await first.run() }
@@ -122,7 +122,7 @@ struct DownloadManagerTests {
         #expect(kept >= 300_000 && kept < Int64(body.count), "the partial file holds \(kept) bytes")
         #expect(first.localFile(for: "episode:long") == nil)
 
-        server.throttle("/long.ogg", bytesPerSecond: 0)
+        await server.throttle("/long.ogg", bytesPerSecond: 0)
         let second = scratch.manager()
         let log = EventLog(second)
         let secondRun = Task { await second.run() }
@@ -131,7 +131,7 @@ struct DownloadManagerTests {
         #expect(end == .finished(identifier: "episode:long", bytes: Int64(body.count)))
         let copy = try #require(second.localFile(for: "episode:long"))
         #expect(try Data(contentsOf: copy) == body)
-        let ranges = server.requests().filter { $0.path == "/long.ogg" }.map(\.range)
+        let ranges = await server.requests().filter { $0.path == "/long.ogg" }.map(\.range)
         #expect(ranges.count == 2)
         #expect(ranges.last == "bytes=\(kept)-", "the server saw \(ranges)")
     }
@@ -140,11 +140,11 @@ struct DownloadManagerTests {
     func badAnswersFail() async throws {
         let scratch = try Scratch("download-faults")
         defer { scratch.remove() }
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         defer { server.stop() }
-        server.put("/error.mp3", data: Data("<html><body>Sign in to continue</body></html>".utf8), contentType: "text/html")
-        server.put("/short.mp3", data: Self.pattern(200_000), contentType: "audio/mpeg")
-        server.inject([.truncate], at: "/short.mp3")
+        await server.put("/error.mp3", data: Data("<html><body>Sign in to continue</body></html>".utf8), contentType: "text/html")
+        await server.put("/short.mp3", data: Self.pattern(200_000), contentType: "audio/mpeg")
+        await server.inject([.truncate], at: "/short.mp3")
 
         let manager = scratch.manager()
         let log = EventLog(manager)
@@ -201,11 +201,11 @@ struct DownloadManagerTests {
     }
 
     /// A server with a 1,000,000-byte episode at `/<name>.mp3` for each name.
-    static func episodeServer(serving names: [String], in scratch: Scratch) throws -> RangeHTTPServer {
-        let server = try RangeHTTPServer()
+    static func episodeServer(serving names: [String], in scratch: Scratch) async throws -> RangeHTTPServer {
+        let server = try await RangeHTTPServer()
         let source = scratch.root.appendingPathComponent("source.mp3")
         try pattern(1_000_000).write(to: source)
-        for name in names { server.serve("/\(name).mp3", file: source, contentType: "audio/mpeg") }
+        for name in names { await server.serve("/\(name).mp3", file: source, contentType: "audio/mpeg") }
         return server
     }
 
@@ -213,7 +213,7 @@ struct DownloadManagerTests {
     func quotaEvictionOrder() async throws {
         let scratch = try Scratch("download-quota")
         defer { scratch.remove() }
-        let server = try Self.episodeServer(serving: ["a", "b", "c", "d", "e"], in: scratch)
+        let server = try await Self.episodeServer(serving: ["a", "b", "c", "d", "e"], in: scratch)
         defer { server.stop() }
 
         let manager = scratch.manager()
@@ -245,7 +245,7 @@ struct DownloadManagerTests {
     func smallerQuotaAtRestart() async throws {
         let scratch = try Scratch("download-quota-restart")
         defer { scratch.remove() }
-        let server = try Self.episodeServer(serving: ["a", "b", "c"], in: scratch)
+        let server = try await Self.episodeServer(serving: ["a", "b", "c"], in: scratch)
         defer { server.stop() }
         do {
             let manager = scratch.manager()
@@ -277,12 +277,12 @@ struct DownloadManagerTests {
     func wholePartialStartsOver() async throws {
         let scratch = try Scratch("download-416")
         defer { scratch.remove() }
-        let server = try RangeHTTPServer()
+        let server = try await RangeHTTPServer()
         defer { server.stop() }
         let body = Self.pattern(300_000)
         let source = scratch.root.appendingPathComponent("source.mp3")
         try body.write(to: source)
-        server.serve("/done.mp3", file: source, contentType: "audio/mpeg")
+        await server.serve("/done.mp3", file: source, contentType: "audio/mpeg")
         let url = server.url("/done.mp3").absoluteString
         let name = DownloadRecord.fileName(identifier: "done", url: url)
         try await scratch.database.saveDownload(DownloadRecord(identifier: "done", url: url, fileName: name, status: .downloading))
@@ -296,7 +296,7 @@ struct DownloadManagerTests {
         let end = await log.wait(Self.isEnd)
         #expect(end == .finished(identifier: "done", bytes: Int64(body.count)))
         #expect(try manager.localFile(for: "done").map { try Data(contentsOf: $0) } == body)
-        #expect(server.requests().map(\.range) == ["bytes=300000-", nil])
+        await #expect(server.requests().map(\.range) == ["bytes=300000-", nil])
     }
 
     @Test("a full disk ends the download failed with ENOSPC's words, leaving no partial or finished copy",
@@ -306,11 +306,11 @@ struct DownloadManagerTests {
         defer { scratch.remove() }
         let mount = try ScratchMount(bytes: 1 << 20)
         defer { mount.unmount() }
-        let server = try RangeHTTPServer()
+        let server = try await RangeHTTPServer()
         defer { server.stop() }
         let source = scratch.root.appendingPathComponent("source.mp3")
         try Self.pattern(3_000_000).write(to: source)
-        server.serve("/big.mp3", file: source, contentType: "audio/mpeg")
+        await server.serve("/big.mp3", file: source, contentType: "audio/mpeg")
 
         let manager = DownloadManager(directory: mount.directory.appendingPathComponent("downloads"), store: scratch.database)
         let log = EventLog(manager)

@@ -7,8 +7,8 @@ import Testing
 @Suite("embedded artwork")
 struct EmbeddedArtworkTests {
     /// A distinct JPEG per pattern, as bytes.
-    func picture(pattern: Int, in directory: URL) throws -> Data {
-        let url = try AudioFixtures.writeCover(
+    func picture(pattern: Int, in directory: URL) async throws -> Data {
+        let url = try await AudioFixtures.writeCover(
             named: ".picture-\(pattern).jpg", width: 48, height: 48, pattern: pattern, in: directory)
         defer { try? FileManager.default.removeItem(at: url) }
         return try Data(contentsOf: url)
@@ -24,22 +24,22 @@ struct EmbeddedArtworkTests {
         }
         let covered = music.appendingPathComponent("Band/Covered")
         let coveredTracks = AudioFixtures.album(count: 2, seconds: 1, album: "Covered", artist: "Band")
-        let first = try AudioFixtures.writeTone(coveredTracks[0], in: covered)
-        try AudioFixtures.writeTone(coveredTracks[1], in: covered)
-        let folderCover = try Data(contentsOf: AudioFixtures.writeCover(width: 48, height: 48, pattern: 0, in: covered))
+        let first = try await AudioFixtures.writeTone(coveredTracks[0], in: covered)
+        try await AudioFixtures.writeTone(coveredTracks[1], in: covered)
+        let folderCover = try await Data(contentsOf: AudioFixtures.writeCover(width: 48, height: 48, pattern: 0, in: covered))
         // A back cover before the front cover: the front one is chosen whatever the order.
-        let back = try picture(pattern: 2, in: music)
-        let front = try picture(pattern: 1, in: music)
-        try AudioFixtures.embedPicture(back, type: .backCover, in: first)
-        try AudioFixtures.embedPicture(front, type: .frontCover, in: first)
+        let back = try await picture(pattern: 2, in: music)
+        let front = try await picture(pattern: 1, in: music)
+        try await AudioFixtures.embedPicture(back, type: .backCover, in: first)
+        try await AudioFixtures.embedPicture(front, type: .frontCover, in: first)
 
         // No cover file: the album shows the picture of its first track that has one.
         let bare = music.appendingPathComponent("Band/Bare")
         let bareTracks = AudioFixtures.album(count: 2, seconds: 1, album: "Bare", artist: "Band", baseFrequency: 300)
-        try AudioFixtures.writeTone(bareTracks[0], in: bare)
-        let second = try AudioFixtures.writeTone(bareTracks[1], in: bare)
-        let onlyPicture = try picture(pattern: 4, in: music)
-        try AudioFixtures.embedPicture(onlyPicture, type: .other, in: second)
+        try await AudioFixtures.writeTone(bareTracks[0], in: bare)
+        let second = try await AudioFixtures.writeTone(bareTracks[1], in: bare)
+        let onlyPicture = try await picture(pattern: 4, in: music)
+        try await AudioFixtures.embedPicture(onlyPicture, type: .other, in: second)
 
         let read = try #require(TagLibReader.readWithArtwork(path: first.path))
         #expect(read.artwork?.data == front && read.tags.title == "Tone 440")

@@ -46,12 +46,12 @@ struct HTTPFaultTests {
 
     @Test("stalls, resets, 500s, truncated bodies and a slow drip each fail the refresh and keep the good catalog")
     func faultsKeepGoodData() async throws {
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         let temp = try TemporaryCatalog("http-faults")
         defer { temp.remove() }
         let database = try temp.open()
         let refresher = CatalogRefresher(database: database)
-        server.put("/feed.xml", body: Self.feed([1, 2]), etag: "\"v1\"")
+        await server.put("/feed.xml", body: Self.feed([1, 2]), etag: "\"v1\"")
         guard case .updated = await refresher.refresh(provider(server)) else {
             Issue.record("the first refresh should store the feed")
             return
@@ -59,14 +59,14 @@ struct HTTPFaultTests {
         #expect(try await episodes(database) == ["Episode 1", "Episode 2"])
 
         // The server now has new content, but every attempt to fetch it goes wrong.
-        server.put("/feed.xml", body: Self.feed([1, 2, 3]), etag: "\"v2\"")
+        await server.put("/feed.xml", body: Self.feed([1, 2, 3]), etag: "\"v2\"")
         let faults: [(String, FaultHTTPServer.Fault)] = [
             // A stall far longer than the bound below: without the request timeout it would take 24 s.
             ("stall", .stall(seconds: 12)), ("reset", .reset), ("500", .status(500)), ("truncated", .truncate),
             ("slow drip", .drip(seconds: 0.3, chunk: 8)),
         ]
         for (name, fault) in faults {
-            server.inject([fault, fault], at: "/feed.xml")
+            await server.inject([fault, fault], at: "/feed.xml")
             let started = ContinuousClock.now
             let report = await refresher.refresh(provider(server))
             guard case let .failed(message) = report else {
@@ -81,7 +81,7 @@ struct HTTPFaultTests {
         #expect(state.consecutiveFailures == faults.count && state.etag == "\"v1\"")
 
         // A fault on the first attempt only is retried within the same refresh.
-        server.inject([.reset], at: "/feed.xml")
+        await server.inject([.reset], at: "/feed.xml")
         guard case let .updated(diff) = await refresher.refresh(provider(server)) else {
             Issue.record("a clean retry should store the new feed")
             return
@@ -93,13 +93,13 @@ struct HTTPFaultTests {
 
     @Test("a conditional GET is answered 304 and nothing is rewritten")
     func conditionalGet() async throws {
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         let temp = try TemporaryCatalog("http-304")
         defer { temp.remove() }
         let database = try temp.open()
         let refresher = CatalogRefresher(database: database)
         let lastModified = "Tue, 02 Jan 2024 10:00:00 GMT"
-        server.put("/feed.xml", body: Self.feed([1, 2]), etag: "\"abc\"", lastModified: lastModified)
+        await server.put("/feed.xml", body: Self.feed([1, 2]), etag: "\"abc\"", lastModified: lastModified)
         guard case .updated = await refresher.refresh(provider(server)) else {
             Issue.record("the first refresh should store the feed")
             return
@@ -108,7 +108,7 @@ struct HTTPFaultTests {
         let seen = Mutex(0)
         let watcher = Task { for await _ in changes { seen.withLock { $0 += 1 } } }
         #expect(await refresher.refresh(provider(server)) == .unchanged)
-        let last = try #require(server.requests().last)
+        let last = try await #require(server.requests().last)
         #expect(last.headers["If-None-Match"] == "\"abc\"" && last.headers["If-Modified-Since"] == lastModified)
         #expect(last.status == 304)
         try await Task.sleep(for: .milliseconds(100))
@@ -120,21 +120,21 @@ struct HTTPFaultTests {
 
     @Test("a changed ETag with new content gives the diff; with the same bytes it changes nothing")
     func changingETags() async throws {
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         let temp = try TemporaryCatalog("http-etag")
         defer { temp.remove() }
         let database = try temp.open()
         let refresher = CatalogRefresher(database: database)
-        server.put("/feed.xml", body: Self.feed([1, 2]), etag: "\"a\"")
+        await server.put("/feed.xml", body: Self.feed([1, 2]), etag: "\"a\"")
         _ = await refresher.refresh(provider(server))
-        server.put("/feed.xml", body: Self.feed([2, 3, 4]), etag: "\"b\"")
+        await server.put("/feed.xml", body: Self.feed([2, 3, 4]), etag: "\"b\"")
         guard case let .updated(diff) = await refresher.refresh(provider(server)) else {
             Issue.record("expected an update")
             return
         }
         #expect(diff.addedItems == 2 && diff.removedItems == 1 && diff.updatedItems == 0)
         #expect(diff.changedContainers.count == 1 && diff.addedContainers.isEmpty && diff.removedContainers.isEmpty)
-        server.put("/feed.xml", body: Self.feed([2, 3, 4]), etag: "\"c\"")
+        await server.put("/feed.xml", body: Self.feed([2, 3, 4]), etag: "\"c\"")
         #expect(await refresher.refresh(provider(server)) == .unchanged)
         #expect(try await database.syncState(for: provider(server).source.identifier).etag == "\"c\"")
         server.stop()
@@ -142,9 +142,9 @@ struct HTTPFaultTests {
 
     @Test("redirects are followed, a body over the cap is refused, and a 404 is not retried")
     func redirectsCapsAndStatuses() async throws {
-        let server = try FaultHTTPServer()
-        server.put("/feed.xml", body: Self.feed([1]))
-        server.inject([.redirect(to: "/feed.xml")], at: "/old.xml")
+        let server = try await FaultHTTPServer()
+        await server.put("/feed.xml", body: Self.feed([1]))
+        await server.inject([.redirect(to: "/feed.xml")], at: "/old.xml")
         let response = try await fetcher.fetch(FetchRequest(url: server.url("/old.xml")))
         #expect(response.status == 200 && String(decoding: response.body, as: UTF8.self).contains("Episode 1"))
 
@@ -160,19 +160,19 @@ struct HTTPFaultTests {
             Issue.record("a 404 should fail")
             return
         }
-        #expect(server.requests().filter { $0.path == "/missing.xml" }.count == 2)
+        await #expect(server.requests().filter { $0.path == "/missing.xml" }.count == 2)
         server.stop()
     }
 
     @Test("artwork a feed points at is fetched in the background and stored by content hash")
     func artworkByHash() async throws {
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         let temp = try TemporaryCatalog("http-artwork")
         defer { temp.remove() }
-        let picture = try AudioFixtures.writeCover(named: "cover.png", width: 64, height: 64, in: temp.directory)
+        let picture = try await AudioFixtures.writeCover(named: "cover.png", width: 64, height: 64, in: temp.directory)
         let bytes = try Data(contentsOf: picture)
-        server.put("/cover.png", data: bytes, contentType: "image/png")
-        server.put("/feed.xml", body: Self.feed([1], image: server.url("/cover.png").absoluteString))
+        await server.put("/cover.png", data: bytes, contentType: "image/png")
+        await server.put("/feed.xml", body: Self.feed([1], image: server.url("/cover.png").absoluteString))
         let database = try temp.open()
         _ = await CatalogRefresher(database: database).refresh(provider(server))
         let show = try #require(try await allChildren(database, of: ContentItem.Section.podcasts).first)

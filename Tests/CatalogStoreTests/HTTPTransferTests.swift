@@ -15,9 +15,9 @@ struct HTTPTransferTests {
 
     @Test("an endless body is refused at the cap, promptly, having read no more than the cap")
     func endlessBodyStopsAtTheCap() async throws {
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         defer { server.stop() }
-        server.inject([.endless(chunk: nil)], at: "/endless.xml")
+        await server.inject([.endless(chunk: nil)], at: "/endless.xml")
         let cap: Int64 = 4 << 20
         let started = ContinuousClock.now
         do {
@@ -32,9 +32,9 @@ struct HTTPTransferTests {
 
     @Test("a Content-Length past the cap is refused at the headers, before any body byte is taken")
     func declaredLengthRefusedAtOnce() async throws {
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         defer { server.stop() }
-        server.inject([.contentLength(2_000_000_000)], at: "/huge.xml")
+        await server.inject([.contentLength(2_000_000_000)], at: "/huge.xml")
         let started = ContinuousClock.now
         await #expect(throws: HTTPTransferError.bodyTooLarge(2_000_000_000)) {
             _ = try await client.data(HTTPTransferRequest(url: server.url("/huge.xml"), maxBodyBytes: 64 << 20))
@@ -45,10 +45,10 @@ struct HTTPTransferTests {
 
     @Test("a server that answers nothing times out at the connect limit; one that stops mid-body at the idle limit")
     func stallsTimeOut() async throws {
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         defer { server.stop() }
-        server.put("/feed.xml", body: String(repeating: "x", count: 4000))
-        server.inject([.stall(seconds: 10), .drip(seconds: 3, chunk: 100)], at: "/feed.xml")
+        await server.put("/feed.xml", body: String(repeating: "x", count: 4000))
+        await server.inject([.stall(seconds: 10), .drip(seconds: 3, chunk: 100)], at: "/feed.xml")
         for phase in ["headers", "body"] {
             let started = ContinuousClock.now
             await #expect(throws: HTTPTransferError.timedOut, "\(phase)") {
@@ -63,9 +63,9 @@ struct HTTPTransferTests {
 
     @Test("cancelling the calling task ends a stalled transfer at once")
     func cancellationIsPrompt() async throws {
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         defer { server.stop() }
-        server.inject([.stall(seconds: 10)], at: "/stall.xml")
+        await server.inject([.stall(seconds: 10)], at: "/stall.xml")
         let task = Task { try await client.data(HTTPTransferRequest(url: server.url("/stall.xml"), connectTimeout: .seconds(30))) }
         try await Task.sleep(for: .milliseconds(300))
         let started = ContinuousClock.now
@@ -82,9 +82,9 @@ struct HTTPTransferTests {
         let whole = Self.pattern(3 << 20)
         let source = directory.appendingPathComponent("source.bin")
         try whole.write(to: source)
-        let server = try RangeHTTPServer()
+        let server = try await RangeHTTPServer()
         defer { server.stop() }
-        server.serve("/episode.mp3", file: source, contentType: "audio/mpeg")
+        await server.serve("/episode.mp3", file: source, contentType: "audio/mpeg")
 
         // A download cut after its first megabyte, as a dropped connection leaves it.
         let target = directory.appendingPathComponent("episode.mp3")
@@ -96,7 +96,7 @@ struct HTTPTransferTests {
         #expect(result.head.status == 206 && result.offset == 1 << 20 && !result.rangeIgnored)
         #expect(result.received == Int64(whole.count - (1 << 20)))
         #expect(try Data(contentsOf: target) == whole)
-        #expect(server.requests().last?.range == "bytes=1048576-")
+        await #expect(server.requests().last?.range == "bytes=1048576-")
         let last = try #require(reports.withLock { $0.last })
         #expect(last.received == result.received && last.offset == 1 << 20 && last.expectedTotal == Int64(whole.count))
 
@@ -111,28 +111,28 @@ struct HTTPTransferTests {
         let directory = try AudioFixtures.makeTemporaryDirectory("transfer-norange")
         defer { try? FileManager.default.removeItem(at: directory) }
         let whole = Self.pattern(200_000)
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         defer { server.stop() }
-        server.put("/episode.mp3", data: whole, contentType: "audio/mpeg")
+        await server.put("/episode.mp3", data: whole, contentType: "audio/mpeg")
         let target = directory.appendingPathComponent("episode.mp3")
         try whole.prefix(50_000).write(to: target)
         let result = try await client.download(HTTPTransferRequest(url: server.url("/episode.mp3")), to: target)
         #expect(result.head.status == 200 && result.rangeIgnored && result.offset == 0)
-        #expect(server.requests().last?.headers["Range"] == "bytes=50000-")
+        await #expect(server.requests().last?.headers["Range"] == "bytes=50000-")
         #expect(try Data(contentsOf: target) == whole)
     }
 
     @Test("redirects are followed, and the user agent and request headers reach the server")
     func redirectsAndHeaders() async throws {
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         defer { server.stop() }
-        server.put("/feed.xml", body: "hello")
-        server.inject([.redirect(to: "/feed.xml")], at: "/old.xml")
+        await server.put("/feed.xml", body: "hello")
+        await server.inject([.redirect(to: "/feed.xml")], at: "/old.xml")
         let (result, body) = try await client.data(HTTPTransferRequest(
             url: server.url("/old.xml"), headers: ["If-None-Match": "\"x\""], userAgent: "MediaNode/test"))
         #expect(result.head.status == 200 && body == Data("hello".utf8))
         #expect(result.head.url == server.url("/feed.xml"))
-        let last = try #require(server.requests().last)
+        let last = try await #require(server.requests().last)
         #expect(last.path == "/feed.xml" && last.headers["User-Agent"] == "MediaNode/test" && last.headers["If-None-Match"] == "\"x\"")
     }
 }

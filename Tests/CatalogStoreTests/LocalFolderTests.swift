@@ -18,10 +18,10 @@ struct LocalFolderTests {
         for track in AudioFixtures.album(count: 3, seconds: 2, album: "First", artist: "Band") {
             var track = track
             track.genre = "Rock"
-            try AudioFixtures.writeTone(track, in: albumDirectory)
+            try await AudioFixtures.writeTone(track, in: albumDirectory)
         }
-        try AudioFixtures.writeCover(width: 64, height: 64, in: albumDirectory)
-        try AudioFixtures.writeTone(
+        try await AudioFixtures.writeCover(width: 64, height: 64, in: albumDirectory)
+        try await AudioFixtures.writeTone(
             ToneTrack(fileName: "Solo/single.flac", frequency: 300, seconds: 1, title: "Single", artist: "Solo Act",
                       album: "Singles", genre: "Jazz", date: "2021"),
             in: music)
@@ -82,10 +82,10 @@ struct LocalFolderTests {
 
     @Test("TagLib reads composer, track and disc numbers and counts from FLAC, MP3 and MP4 as GStreamer tags them",
           arguments: ["flac", "mp3", "m4a"])
-    func releaseTags(format: String) throws {
+    func releaseTags(format: String) async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("release-tags")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = try AudioFixtures.writeTone(
+        let url = try await AudioFixtures.writeTone(
             ToneTrack(fileName: "t.\(format)", frequency: 500, seconds: 1, title: "Tagged \(format)", trackNumber: 7,
                       trackCount: 9, discNumber: 2, discCount: 3, composer: "Composer"),
             in: directory)
@@ -96,10 +96,10 @@ struct LocalFolderTests {
     }
 
     @Test("TagLib reads tags, disc number and length to the millisecond from headers")
-    func tagReader() throws {
+    func tagReader() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("tags")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let url = try AudioFixtures.writeTone(
+        let url = try await AudioFixtures.writeTone(
             ToneTrack(fileName: "t.ogg", frequency: 500, seconds: 2.5, title: "Tagged", artist: "Artist", album: "Album",
                       trackNumber: 7, trackCount: 9, discNumber: 2, discCount: 3, composer: "Composer", genre: "Ambient",
                       date: "2019"),

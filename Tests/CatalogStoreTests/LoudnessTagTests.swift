@@ -34,8 +34,8 @@ struct LoudnessTagParsingTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         var tone = ToneTrack(fileName: "tagged.ogg", frequency: 440, seconds: 1, title: "Tagged")
         tone.extraTags = ["replaygain-track-gain=(double)-4", "replaygain-track-peak=(double)0.5"]
-        let file = try AudioFixtures.writeTone(tone, in: directory)
-        let untagged = try AudioFixtures.writeTone(
+        let file = try await AudioFixtures.writeTone(tone, in: directory)
+        let untagged = try await AudioFixtures.writeTone(
             ToneTrack(fileName: "plain.ogg", frequency: 440, seconds: 1, title: "Plain"), in: directory)
         let tags = try #require(TagLibReader.read(path: file.path))
         #expect(tags.loudness == ContentLoudness(track: -14, trackPeak: 0.5))

@@ -5,9 +5,9 @@ import Playback
 import Synchronization
 import Testing
 
-/// The parent of every engine suite: `.serialized` applies to the suites nested in it, so no two tests
-/// play audio at once and the timing checks hold on a loaded two-core machine.
-@Suite("GStreamer audio engine", .serialized)
+/// The parent of every engine suite. They run beside each other and beside the rest of the suite: their
+/// timing checks allow for a loaded two-core machine.
+@Suite("GStreamer audio engine")
 struct GStreamerAudioTests {}
 
 struct FactTimeout: Error, CustomStringConvertible {
@@ -73,8 +73,8 @@ struct EngineHarness {
     }
 
     /// A tone file; `frequency` tells tracks apart in the rendered audio.
-    func tone(_ frequency: Int, seconds: Double) throws -> URL {
-        try AudioFixtures.writeTone(
+    func tone(_ frequency: Int, seconds: Double) async throws -> URL {
+        try await AudioFixtures.writeTone(
             ToneTrack(fileName: "tone-\(frequency)-\(seconds).ogg", frequency: frequency, seconds: seconds,
                       title: "Tone \(frequency)"),
             in: directory)

@@ -54,7 +54,7 @@ extension GStreamerAudioTests {
             defer { harness.removeFiles() }
             let current = PlaybackToken(1), next = PlaybackToken(2)
             // Long enough not to be read whole during preroll, so the switch happens while it plays.
-            let tone = try harness.tone(440, seconds: 2.5)
+            let tone = try await harness.tone(440, seconds: 2.5)
             try await harness.engine.load(uri: tone.path, token: current, startAt: nil)
             await harness.engine.preloadNext(uri: try item.uri(in: harness.directory), token: next)
             try await harness.facts.wait(for: .stateChanged(.paused, current))

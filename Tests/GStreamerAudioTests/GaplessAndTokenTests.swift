@@ -13,8 +13,8 @@ extension GStreamerAudioTests {
             defer { harness.removeFiles() }
             // Long enough not to be read whole during preroll: a shorter item can reach about-to-finish before
             // preloadNext names its successor (see the engine's notes on load).
-            let first = try harness.tone(440, seconds: 3.0)
-            let second = try harness.tone(880, seconds: 1.0)
+            let first = try await harness.tone(440, seconds: 3.0)
+            let second = try await harness.tone(880, seconds: 1.0)
             try await harness.engine.load(uri: first.path, token: PlaybackToken(1), startAt: nil)
             await harness.engine.preloadNext(uri: second.path, token: PlaybackToken(2))
             try await harness.facts.wait(for: .stateChanged(.paused, PlaybackToken(1)))
@@ -38,8 +38,8 @@ extension GStreamerAudioTests {
         func gaplessAfterShortItem() async throws {
             let harness = try EngineHarness("gapless-short")
             defer { harness.removeFiles() }
-            let first = try harness.tone(440, seconds: 0.4)
-            let second = try harness.tone(880, seconds: 1.0)
+            let first = try await harness.tone(440, seconds: 0.4)
+            let second = try await harness.tone(880, seconds: 1.0)
             try await harness.engine.load(uri: first.path, token: PlaybackToken(1), startAt: nil,
                                           next: NextItem(uri: second.path, token: PlaybackToken(2)))
             try await harness.facts.wait(for: .stateChanged(.paused, PlaybackToken(1)))
@@ -61,8 +61,8 @@ extension GStreamerAudioTests {
             defer { harness.removeFiles() }
             // As the controller does: the next item is named right after the load, and the first item is long
             // enough not to be read whole during preroll (a shorter one can reach about-to-finish first).
-            let first = try harness.tone(440, seconds: 8.0)
-            let second = try harness.tone(880, seconds: 2.0)
+            let first = try await harness.tone(440, seconds: 8.0)
+            let second = try await harness.tone(880, seconds: 2.0)
             try await harness.engine.load(uri: first.path, token: PlaybackToken(1), startAt: nil)
             await harness.engine.preloadNext(uri: second.path, token: PlaybackToken(2))
             try await harness.facts.wait(for: .stateChanged(.paused, PlaybackToken(1)))
@@ -81,8 +81,8 @@ extension GStreamerAudioTests {
         func staleTokens() async throws {
             let harness = try EngineHarness("tokens")
             defer { harness.removeFiles() }
-            let long = try harness.tone(440, seconds: 5)
-            let short = try harness.tone(660, seconds: 0.5)
+            let long = try await harness.tone(440, seconds: 5)
+            let short = try await harness.tone(660, seconds: 0.5)
             try await harness.loadAndPlay(long, token: PlaybackToken(1))
             // Preloaded for item 1, then abandoned by a new load before item 1 ends.
             await harness.engine.preloadNext(uri: short.path, token: PlaybackToken(2))

@@ -15,7 +15,7 @@ extension GStreamerAudioTests {
         func chosenWhilePausedThenSeek() async throws {
             let harness = try EngineHarness("paused-streams")
             defer { harness.removeFiles() }
-            let file = try AudioFixtures.writeMultiLanguage(
+            let file = try await AudioFixtures.writeMultiLanguage(
                 streams: [("en", 440), ("de", 880)], seconds: 8, in: harness.directory)
             try await harness.loadAndPlay(file, token: PlaybackToken(1))
             let streams = await harness.engine.audioStreams()

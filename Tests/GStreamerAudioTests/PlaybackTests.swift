@@ -11,7 +11,7 @@ extension GStreamerAudioTests {
         func rendersTheTone() async throws {
             let harness = try EngineHarness("render")
             defer { harness.removeFiles() }
-            let tone = try harness.tone(440, seconds: 5)
+            let tone = try await harness.tone(440, seconds: 5)
             try await harness.engine.load(uri: tone.path, token: PlaybackToken(1), startAt: nil)
             try await harness.facts.wait(for: .stateChanged(.paused, PlaybackToken(1)))
             let began = Date()
@@ -87,7 +87,7 @@ extension GStreamerAudioTests {
         func doubleRate() async throws {
             let harness = try EngineHarness("rate")
             defer { harness.removeFiles() }
-            let tone = try harness.tone(660, seconds: 4)
+            let tone = try await harness.tone(660, seconds: 4)
             try await harness.engine.load(uri: tone.path, token: PlaybackToken(1), startAt: nil)
             try await harness.facts.wait(for: .stateChanged(.paused, PlaybackToken(1)))
             try await harness.engine.setRate(2.0)
@@ -126,11 +126,11 @@ extension GStreamerAudioTests {
         func seekThenSlowLoad() async throws {
             let harness = try EngineHarness("seek-load")
             defer { harness.removeFiles() }
-            let server = try FaultHTTPServer()
+            let server = try await FaultHTTPServer()
             defer { server.stop() }
-            let served = try harness.tone(330, seconds: 2)
-            server.put("/slow.ogg", data: try Data(contentsOf: served), contentType: "audio/ogg")
-            server.inject([.stall(seconds: 4)], at: "/slow.ogg")
+            let served = try await harness.tone(330, seconds: 2)
+            await server.put("/slow.ogg", data: try Data(contentsOf: served), contentType: "audio/ogg")
+            await server.inject([.stall(seconds: 4)], at: "/slow.ogg")
             try await harness.loadAndPlay(try harness.tone(550, seconds: 8), token: PlaybackToken(1))
             try await harness.engine.seek(to: 4.0)
             try await harness.engine.load(uri: server.url("/slow.ogg").absoluteString, token: PlaybackToken(2), startAt: nil)

@@ -11,8 +11,8 @@ extension GStreamerAudioTests {
         func seekInTheTail() async throws {
             let harness = try EngineHarness("seek-tail")
             defer { harness.removeFiles() }
-            let first = try harness.tone(880, seconds: 6)
-            let second = try harness.tone(440, seconds: 1)
+            let first = try await harness.tone(880, seconds: 6)
+            let second = try await harness.tone(440, seconds: 1)
             try await harness.engine.load(uri: first.path, token: PlaybackToken(1), startAt: nil,
                                           next: NextItem(uri: second.path, token: PlaybackToken(2)))
             try await harness.facts.wait(for: .stateChanged(.paused, PlaybackToken(1)))

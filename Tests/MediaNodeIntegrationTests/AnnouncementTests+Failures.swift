@@ -15,7 +15,7 @@ extension RealEngineCommandTests.AnnouncementTests {
 
     @Test("bad requests are refused at once, each with a status and a message, and the music is untouched")
     func refusals() async throws {
-        let (library, clips) = try Self.setUp("announce-refusals")
+        let (library, clips) = try await Self.setUp("announce-refusals")
         defer { library.remove() }
         let (node, before) = try await Self.playing(library)
         defer { Task { await node.stop() } }
@@ -71,7 +71,7 @@ extension RealEngineCommandTests.AnnouncementTests {
 
     @Test("at most 10 wait besides the one playing: the 11th waiting is refused; a cancel ends all 11")
     func elevenWaiting() async throws {
-        let (library, clips) = try Self.setUp("announce-eleven", clipSeconds: 3)
+        let (library, clips) = try await Self.setUp("announce-eleven", clipSeconds: 3)
         defer { library.remove() }
         let (node, before) = try await Self.playing(library)
         defer { Task { await node.stop() } }
@@ -100,7 +100,7 @@ extension RealEngineCommandTests.AnnouncementTests {
 
     @Test("a catalog identifier of a playable item is accepted and heard")
     func catalogItemIsHeard() async throws {
-        let (library, _) = try Self.setUp("announce-identifier", more: [(3000, 1.5)])
+        let (library, _) = try await Self.setUp("announce-identifier", more: [(3000, 1.5)])
         defer { library.remove() }
         let (node, before) = try await Self.playing(library)
         defer { Task { await node.stop() } }
@@ -122,15 +122,15 @@ extension RealEngineCommandTests.AnnouncementTests {
 
     @Test("HTTP clips: a good one is heard; a 2 GB body, an endless one, HTML and a dead port fail untouching the music")
     func httpClips() async throws {
-        let (library, clips) = try Self.setUp("announce-http")
+        let (library, clips) = try await Self.setUp("announce-http")
         defer { library.remove() }
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         defer { server.stop() }
-        server.put("/clip.ogg", data: try Data(contentsOf: clips[0]), contentType: "audio/ogg")
-        server.put("/page.html", body: "<!doctype html><html><body><h1>Next stop</h1></body></html>\n", contentType: "text/html")
-        server.put("/garbage.ogg", body: String(repeating: "not an Ogg stream at all\n", count: 400), contentType: "audio/ogg")
-        server.inject([.contentLength(2_147_483_648)], at: "/huge.ogg")
-        server.inject([.endless(chunk: nil)], at: "/endless.ogg")
+        await server.put("/clip.ogg", data: try Data(contentsOf: clips[0]), contentType: "audio/ogg")
+        await server.put("/page.html", body: "<!doctype html><html><body><h1>Next stop</h1></body></html>\n", contentType: "text/html")
+        await server.put("/garbage.ogg", body: String(repeating: "not an Ogg stream at all\n", count: 400), contentType: "audio/ogg")
+        await server.inject([.contentLength(2_147_483_648)], at: "/huge.ogg")
+        await server.inject([.endless(chunk: nil)], at: "/endless.ogg")
         let (node, before) = try await Self.playing(library)
         defer { Task { await node.stop() } }
 
@@ -194,11 +194,11 @@ extension RealEngineCommandTests.AnnouncementTests {
 extension RealEngineCommandTests.AnnouncementTests {
     @Test("a cancel while a clip is still downloading ends it at once as cancelled, leaving no file")
     func cancelDuringDownload() async throws {
-        let (library, _) = try Self.setUp("announce-cancel-download")
+        let (library, _) = try await Self.setUp("announce-cancel-download")
         defer { library.remove() }
-        let server = try FaultHTTPServer()
+        let server = try await FaultHTTPServer()
         defer { server.stop() }
-        server.inject([.stall(seconds: 20)], at: "/slow.ogg")
+        await server.inject([.stall(seconds: 20)], at: "/slow.ogg")
         let (node, before) = try await Self.playing(library)
         defer { Task { await node.stop() } }
         let announcedAt = node.renderedSeconds()

@@ -6,7 +6,7 @@ import Testing
 extension RealEngineCommandTests.AnnouncementTests {
     @Test("pause during a ducked clip pauses the music; the clip plays on to its end and the music stays paused")
     func pauseDuringClip() async throws {
-        let (library, clips) = try Self.setUp("announce-pause-during", clipSeconds: 4)
+        let (library, clips) = try await Self.setUp("announce-pause-during", clipSeconds: 4)
         defer { library.remove() }
         let (node, before) = try await Self.playing(library)
         defer { Task { await node.stop() } }
@@ -46,7 +46,7 @@ extension RealEngineCommandTests.AnnouncementTests {
 
     @Test("seek and nextTrack during a clip act on the music as usual, which stays ducked until the clip ends")
     func seekAndNextDuringClip() async throws {
-        let (library, clips) = try Self.setUp("announce-next-during", clipSeconds: 4, more: [(660, 120)])
+        let (library, clips) = try await Self.setUp("announce-next-during", clipSeconds: 4, more: [(660, 120)])
         defer { library.remove() }
         let (node, before) = try await Self.playing(library)
         defer { Task { await node.stop() } }

@@ -14,14 +14,14 @@ extension RealEngineCommandTests {
         static let clipFrequencies = [1500.0, 2000, 2500]
 
         /// Music at 440 Hz (and `more` tones after it in the queue); clips outside the library.
-        static func setUp(_ label: String, clipSeconds: Double = 1.5, more: [(frequency: Int, seconds: Double)] = [])
+        static func setUp(_ label: String, clipSeconds: Double = 1.5, more: [(frequency: Int, seconds: Double)] = []) async
             throws -> (ToneLibrary, [URL]) {
-            let library = try ToneLibrary(label, tones: [(440, 120)] + more)
-            let clips = try clipFrequencies.map { frequency in
+            let library = try await ToneLibrary(label, tones: [(440, 120)] + more)
+            let clips = try await clipFrequencies.asyncMap { frequency in
                 var track = ToneTrack(fileName: "clip \(Int(frequency)).ogg", frequency: Int(frequency), seconds: clipSeconds,
                                       title: "Clip \(Int(frequency))")
                 track.amplitude = 0.5
-                return try AudioFixtures.writeTone(track, in: library.directory.appendingPathComponent("clips"))
+                return try await AudioFixtures.writeTone(track, in: library.directory.appendingPathComponent("clips"))
             }
             return (library, clips)
         }
@@ -38,7 +38,7 @@ extension RealEngineCommandTests {
 
         @Test("duck: the clip is heard over the music, lowered under it, and the music is back at its level within 0.5 s")
         func duckIsHeard() async throws {
-            let (library, clips) = try Self.setUp("announce-duck")
+            let (library, clips) = try await Self.setUp("announce-duck")
             defer { library.remove() }
             let node = try await library.start()
             defer { Task { await node.stop() } }
@@ -71,7 +71,7 @@ extension RealEngineCommandTests {
 
         @Test("pause: now playing shows interrupted while the clip plays alone, then the music resumes where it paused")
         func pauseIsHeard() async throws {
-            let (library, clips) = try Self.setUp("announce-pause")
+            let (library, clips) = try await Self.setUp("announce-pause")
             defer { library.remove() }
             let (node, before) = try await Self.playing(library)
             defer { Task { await node.stop() } }
@@ -117,7 +117,7 @@ extension RealEngineCommandTests {
 
         @Test("three clips play in the order accepted, the music ducked from the first to the end of the last")
         func threeInOrder() async throws {
-            let (library, clips) = try Self.setUp("announce-order", clipSeconds: 1.0)
+            let (library, clips) = try await Self.setUp("announce-order", clipSeconds: 1.0)
             defer { library.remove() }
             let (node, before) = try await Self.playing(library)
             defer { Task { await node.stop() } }
@@ -149,7 +149,7 @@ extension RealEngineCommandTests {
 
         @Test("cancel ends the playing clip and the waiting ones as cancelled, the playing one first; the music comes back")
         func cancelEndsAll() async throws {
-            let (library, clips) = try Self.setUp("announce-cancel", clipSeconds: 5)
+            let (library, clips) = try await Self.setUp("announce-cancel", clipSeconds: 5)
             defer { library.remove() }
             let (node, before) = try await Self.playing(library)
             defer { Task { await node.stop() } }
@@ -191,7 +191,7 @@ extension RealEngineCommandTests {
 
         @Test("a shutdown while a clip plays stops it at once: it and the one waiting end cancelled")
         func shutdownStopsTheClip() async throws {
-            let (library, clips) = try Self.setUp("announce-shutdown", clipSeconds: 8)
+            let (library, clips) = try await Self.setUp("announce-shutdown", clipSeconds: 8)
             defer { library.remove() }
             let (node, _) = try await Self.playing(library)
             let announcedAt = node.renderedSeconds()
@@ -218,7 +218,7 @@ extension RealEngineCommandTests {
 
         @Test("text is spoken with no music playing, and the paused music is left exactly as it was")
         func textIsHeard() async throws {
-            let library = try ToneLibrary("announce-text", tones: [(440, 120)])
+            let library = try await ToneLibrary("announce-text", tones: [(440, 120)])
             defer { library.remove() }
             let node = try await library.start()
             defer { Task { await node.stop() } }
@@ -249,7 +249,7 @@ extension RealEngineCommandTests {
 
         @Test("a clip is heard while the music is muted, at its own volume, and the music stays silent")
         func heardWhileMuted() async throws {
-            let (library, clips) = try Self.setUp("announce-muted")
+            let (library, clips) = try await Self.setUp("announce-muted")
             defer { library.remove() }
             let node = try await library.start()
             defer { Task { await node.stop() } }

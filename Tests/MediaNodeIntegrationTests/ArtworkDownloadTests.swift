@@ -15,12 +15,12 @@ struct ArtworkFaultRig {
     var node: RunningNode { files.running }
 
     /// `serve` sets up what the server answers at `/cover.jpg`; the node gives up a download after `timeout`.
-    static func start(timeout: Duration = .seconds(8), serve: (FaultHTTPServer, String) -> Void) async throws
+    static func start(timeout: Duration = .seconds(8), serve: (FaultHTTPServer, String) async -> Void) async throws
         -> ArtworkFaultRig {
-        let server = try FaultHTTPServer()
-        serve(server, "/cover.jpg")
+        let server = try await FaultHTTPServer()
+        await serve(server, "/cover.jpg")
         let audio = try AudioFixtures.makeTemporaryDirectory("artwork-audio")
-        let tone = try AudioFixtures.writeTone(
+        let tone = try await AudioFixtures.writeTone(
             ToneTrack(fileName: "song.ogg", frequency: 440, seconds: 20, title: "Tagged Title"), in: audio)
         let log = LogRecorder()
         let artworkURL = server.url("/cover.jpg")
@@ -57,7 +57,7 @@ struct ArtworkFaultRig {
     }
 
     /// Requests that reached the server for the picture.
-    func pictureRequests() -> Int { server.requests().filter { $0.path == "/cover.jpg" }.count }
+    func pictureRequests() async -> Int { await server.requests().filter { $0.path == "/cover.jpg" }.count }
 
     /// Pause and play again: new snapshots, which must not start the failed download again.
     func nudge() async throws {
@@ -74,7 +74,8 @@ struct ArtworkFaultRig {
         try await Task.sleep(for: .milliseconds(500))
         #expect(await documents().allSatisfy { $0["artwork"] == nil })
         #expect(await artworkMessages().isEmpty)
-        #expect(pictureRequests() == 1, "the picture was fetched \(pictureRequests()) times")
+        let pictureFetches = await pictureRequests()
+        #expect(pictureFetches == 1, "the picture was fetched \(pictureFetches) times")
     }
 
     func stop() async {
@@ -89,8 +90,8 @@ struct ArtworkDownloadTests {
     @Test("a server that accepts and never answers: now playing goes out at once, the download times out with a log line, no artwork")
     func stalledDownload() async throws {
         let rig = try await ArtworkFaultRig.start(timeout: .seconds(3)) { server, path in
-            server.put(path, data: Data([0xFF, 0xD8, 0xFF]), contentType: "image/jpeg")
-            server.inject([.stall(seconds: 30), .stall(seconds: 30)], at: path)
+            await server.put(path, data: Data([0xFF, 0xD8, 0xFF]), contentType: "image/jpeg")
+            await server.inject([.stall(seconds: 30), .stall(seconds: 30)], at: path)
         }
         let (first, logThen) = try await rig.playAndFirstNowPlaying()
         #expect(first["title"] == "Song" && first["artwork"] == nil)
@@ -99,7 +100,7 @@ struct ArtworkDownloadTests {
         #expect(!logThen.contains { $0.contains(gaveUp) }, "now playing came only after the download gave up")
         let line = await rig.log.waitForLine(containing: gaveUp, "no answer within 3", timeout: .seconds(15))
         #expect(line != nil, "no timeout in the log: \(rig.log.messages.suffix(10))")
-        #expect(rig.server.requests().contains { $0.path == "/cover.jpg" && $0.status == 0 }, "the server never saw the request")
+        await #expect(rig.server.requests().contains { $0.path == "/cover.jpg" && $0.status == 0 }, "the server never saw the request")
         try await rig.expectNoArtworkAfterNudge()
         #expect(await rig.node.nowPlaying?["state"] == "playing")
         await rig.stop()
@@ -108,7 +109,7 @@ struct ArtworkDownloadTests {
     @Test("garbage bytes served as image/jpeg leave no artwork key and say why in the log")
     func garbageDownload() async throws {
         let rig = try await ArtworkFaultRig.start { server, path in
-            server.put(path, data: Data((0..<5000).map { UInt8(($0 * 37 + 11) % 256) }), contentType: "image/jpeg")
+            await server.put(path, data: Data((0..<5000).map { UInt8(($0 * 37 + 11) % 256) }), contentType: "image/jpeg")
         }
         let (first, _) = try await rig.playAndFirstNowPlaying()
         #expect(first["artwork"] == nil)
@@ -135,10 +136,10 @@ struct ArtworkDownloadTests {
     func hugeDownload() async throws {
         let pictures = try AudioFixtures.makeTemporaryDirectory("huge-artwork")
         defer { try? FileManager.default.removeItem(at: pictures) }
-        let huge = try Data(contentsOf: AudioFixtures.writeCover(named: "huge.jpg", width: 3000, height: 3000, pattern: 1, in: pictures))
+        let huge = try await Data(contentsOf: AudioFixtures.writeCover(named: "huge.jpg", width: 3000, height: 3000, pattern: 1, in: pictures))
         #expect(huge.count > 2 << 20, "the fixture is only \(huge.count) bytes")
         let rig = try await ArtworkFaultRig.start { server, path in
-            server.put(path, data: huge, contentType: "image/jpeg")
+            await server.put(path, data: huge, contentType: "image/jpeg")
         }
         let (first, _) = try await rig.playAndFirstNowPlaying()
         #expect(first["artwork"] == nil)
@@ -163,7 +164,7 @@ struct ArtworkDownloadTests {
         let treeTopic = try #require(item["data"]?["artwork"]?["topic"]?.stringValue, "\(item.jsonString)")
         let cached = try await rig.node.client.first(timeout: .seconds(10)) { $0.topic == treeTopic }
         #expect(cached.payload == picture.payload)
-        #expect(rig.pictureRequests() == 1)
+        await #expect(rig.pictureRequests() == 1)
         await rig.stop()
     }
 }

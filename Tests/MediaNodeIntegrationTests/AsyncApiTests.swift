@@ -28,9 +28,9 @@ final class AsyncApiTests {
     @Test("every message of a node that plays, is browsed, refused and given a context fits asyncapi.yaml")
     func realMessagesFitTheSchemas() async throws {
         let library = scratch.appendingPathComponent("music")
-        for track in AudioFixtures.album(count: 2, seconds: 2) { try AudioFixtures.writeTone(track, in: library) }
-        try AudioFixtures.writeCover(named: "cover.jpg", width: 300, height: 300, in: library)
-        let broker = try MosquittoBroker()
+        for track in AudioFixtures.album(count: 2, seconds: 2) { try await AudioFixtures.writeTone(track, in: library) }
+        try await AudioFixtures.writeCover(named: "cover.jpg", width: 300, height: 300, in: library)
+        let broker = try await MosquittoBroker()
         let client = try TestMQTTClient(brokerURL: broker.url)
         try await client.connect()
         try await client.subscribeAndSettle("\(Self.prefix)/#")
@@ -92,7 +92,7 @@ final class AsyncApiTests {
                 && !(message.topic == "\(Self.prefix)/context" && message.payload.first != UInt8(ascii: "{"))
                 && !(message.topic.hasSuffix("/cmd/seekForward"))
         }
-        let report = try Self.check(messages)
+        let report = try await Self.check(messages)
         #expect(report.status == 0, "\(report.output)")
         let channels = [
             "status", "info", "commands", "nowPlaying", "nowPlayingArtwork", "queue", "contentTreeRoot", "contentTreeNode",
@@ -110,7 +110,7 @@ final class AsyncApiTests {
     }
 
     @Test("a message that breaks the contract is caught: the check can fail")
-    func checkCatchesBreakage() throws {
+    func checkCatchesBreakage() async throws {
         func message(_ topic: String, _ payload: String) -> MQTTMessageRecord {
             MQTTMessageRecord(topic: "\(Self.prefix)/\(topic)", payload: Array(payload.utf8), retain: true)
         }
@@ -123,7 +123,7 @@ final class AsyncApiTests {
             message("nosuchtopic", "{}"),
         ]
         for record in bad {
-            let report = try Self.check(records: [record])
+            let report = try await Self.check(records: [record])
             #expect(report.status != 0, "accepted \(record.topic): \(report.output)")
         }
     }
@@ -152,8 +152,8 @@ final class AsyncApiTests {
     }
 
     @Test("asyncapi.yaml is a well-formed AsyncAPI 3.0 document: references resolve, parameters match, schemas are valid")
-    func documentIsWellFormed() throws {
-        let run = try Self.checkDocument("--document")
+    func documentIsWellFormed() async throws {
+        let run = try await Self.checkDocument("--document")
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains(" 0 problems"), "\(run.output)")
     }
@@ -161,8 +161,8 @@ final class AsyncApiTests {
     // MARK: - The checker
 
     /// Runs the checker on asyncapi.yaml itself with `mode` (`--document`, `--command-fields`).
-    static func checkDocument(_ mode: String) throws -> (status: Int32, output: String) {
-        try ToolRun.capture("/usr/bin/python3", [
+    static func checkDocument(_ mode: String) async throws -> (status: Int32, output: String) {
+        try await ToolRun.capture("/usr/bin/python3", [
             root.appendingPathComponent("Tests/Fixtures/asyncapi_check.py").path,
             root.appendingPathComponent("asyncapi.yaml").path, mode,
         ])
@@ -174,11 +174,11 @@ final class AsyncApiTests {
         var retain: Bool
     }
 
-    static func check(_ messages: [MQTTMessage]) throws -> (status: Int32, output: String) {
-        try check(records: messages.map { MQTTMessageRecord(topic: $0.topic, payload: $0.payload, retain: $0.retain) })
+    static func check(_ messages: [MQTTMessage]) async throws -> (status: Int32, output: String) {
+        try await check(records: messages.map { MQTTMessageRecord(topic: $0.topic, payload: $0.payload, retain: $0.retain) })
     }
 
-    static func check(records: [MQTTMessageRecord]) throws -> (status: Int32, output: String) {
+    static func check(records: [MQTTMessageRecord]) async throws -> (status: Int32, output: String) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("messages-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: file) }
         let lines = records.map { record in
@@ -188,7 +188,7 @@ final class AsyncApiTests {
             ]).jsonString
         }
         try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
-        return try ToolRun.capture("/usr/bin/python3", [
+        return try await ToolRun.capture("/usr/bin/python3", [
             root.appendingPathComponent("Tests/Fixtures/asyncapi_check.py").path,
             root.appendingPathComponent("asyncapi.yaml").path, file.path, "--prefix", prefix,
         ])

@@ -10,15 +10,15 @@ struct BenchCommandTests {
         URL(fileURLWithPath: NodeProcess.binaryPath).deletingLastPathComponent().appendingPathComponent("medianode-bench").path
     }
 
-    static func run(_ arguments: [String]) throws -> String {
-        let (status, output) = try ToolRun.capture(benchPath, arguments)
+    static func run(_ arguments: [String]) async throws -> String {
+        let (status, output) = try await ToolRun.capture(benchPath, arguments)
         guard status == 0 else { throw RigSetupError("medianode-bench \(arguments.joined(separator: " ")) exited \(status): \(output)") }
         return output
     }
 
     @Test("command-effect prints no figure that is always 0 and no ratio that is nan")
-    func commandEffectFiguresMove() throws {
-        let output = try Self.run(["command-effect", "--repetitions", "3", "--format", "wav"])
+    func commandEffectFiguresMove() async throws {
+        let output = try await Self.run(["command-effect", "--repetitions", "3", "--format", "wav"])
         let ratios = output.split(separator: "\n").filter { $0.contains("ratio") }
         #expect(!ratios.isEmpty, "\(output)")
         #expect(ratios.allSatisfy { !$0.contains("nan") && !$0.contains("inf") }, "\(ratios)")
@@ -32,8 +32,8 @@ struct BenchCommandTests {
     }
 
     @Test("download prints the download manager and curl downloading the same file, their ratio and the CPU time per MiB")
-    func download() throws {
-        let output = try Self.run(["download", "--repetitions", "5", "--megabytes", "2"])
+    func download() async throws {
+        let output = try await Self.run(["download", "--repetitions", "5", "--megabytes", "2"])
         let rows = output.split(separator: "\n").filter { $0.contains("n=") && $0.contains("p50") }
         #expect(rows.count == 2 && rows[0].contains("DownloadManager") && rows[1].contains("curl"), "\(output)")
         for row in rows {
@@ -45,8 +45,8 @@ struct BenchCommandTests {
     }
 
     @Test("http-fetch prints the transfer client and curl fetching the same file, each taking time, and their ratio")
-    func httpFetch() throws {
-        let output = try Self.run(["http-fetch", "--repetitions", "5", "--megabytes", "2"])
+    func httpFetch() async throws {
+        let output = try await Self.run(["http-fetch", "--repetitions", "5", "--megabytes", "2"])
         let rows = output.split(separator: "\n").filter { $0.contains("n=") && $0.contains("p50") }
         #expect(rows.count == 2 && rows[0].contains("HTTPTransferClient") && rows[1].contains("curl"), "\(output)")
         for row in rows {
@@ -58,8 +58,8 @@ struct BenchCommandTests {
     }
 
     @Test("announce prints the clip heard and the music back, each beside its bare-playbin floor, every round measured")
-    func announce() throws {
-        let output = try Self.run(["announce", "--rounds", "3"])
+    func announce() async throws {
+        let output = try await Self.run(["announce", "--rounds", "3"])
         let rows = output.split(separator: "\n").filter { $0.contains("n=") && $0.contains("p50") }
         #expect(rows.count == 6 && rows[0].contains("medianode") && rows[1].contains("floor") && rows[5].contains("floor"), "\(output)")
         for row in rows {
@@ -72,8 +72,8 @@ struct BenchCommandTests {
     }
 
     @Test("tree-traffic prints the content tree's messages and bytes per minute for music and podcast; music's is 0")
-    func treeTraffic() throws {
-        let output = try Self.run(["tree-traffic", "--seconds", "4", "--progress-interval", "0.5", "--episodes", "5"])
+    func treeTraffic() async throws {
+        let output = try await Self.run(["tree-traffic", "--seconds", "4", "--progress-interval", "0.5", "--episodes", "5"])
         let lines = output.split(separator: "\n").map(String.init)
         let music = try #require(lines.first { $0.contains("music (album track)") }, "\(output)")
         #expect(lines.contains { $0.contains("podcast (episode)") && $0.contains("messages/min") }, "\(output)")
@@ -81,8 +81,8 @@ struct BenchCommandTests {
     }
 
     @Test("catalog-import samples child pages at every depth, through the store and by hand, each taking time")
-    func catalogImport() throws {
-        let output = try Self.run(["catalog-import", "--items", "2000", "--pages", "50"])
+    func catalogImport() async throws {
+        let output = try await Self.run(["catalog-import", "--items", "2000", "--pages", "50"])
         let lines = output.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("catalog import: 2000 items") }, "\(output)")
         // The root (the catalog's top container, Recently Played and Favorites), the top container, its albums

@@ -5,8 +5,6 @@ import MediaNodeTesting
 import Playback
 import Testing
 
-// Nested in the serialized parent of the audio suites: this one restarts nodes and imports catalogs,
-// load that would otherwise upset their timing checks, and theirs this one's.
 extension RealEngineCommandTests {
     /// The broker of a vehicle restarts (an update, a crash): the node must come back by itself, answer every
     /// command it got, and put its retained state back before a dashboard notices.
@@ -27,9 +25,9 @@ extension RealEngineCommandTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let library = directory.appendingPathComponent("music")
             for track in AudioFixtures.album(count: 2, seconds: 4, album: "Restarts", artist: "Broker") {
-                _ = try AudioFixtures.writeTone(track, in: library)
+                _ = try await AudioFixtures.writeTone(track, in: library)
             }
-            let broker = try MosquittoBroker()
+            let broker = try await MosquittoBroker()
             defer { broker.stop() }
             let prefix = "medianode/restart"
             let node = try NodeProcess(arguments: [
@@ -66,7 +64,7 @@ extension RealEngineCommandTests {
                                            for: .milliseconds(Int.random(in: 1000...2000, using: &random)))
                 let replies = await flow.client.messages(on: "\(prefix)/result")
                     .compactMap { try? JSONValue(parsing: $0.payload)["id"]?.stringValue }
-                broker.kill()
+                await broker.kill()
                 let killedAt = ContinuousClock.now
                 for command in sent {
                     let count = replies.filter { $0 == command.id }.count
@@ -80,7 +78,7 @@ extension RealEngineCommandTests {
                     }
                 }
                 await flow.client.disconnect()
-                try broker.start()
+                try await broker.start()
             }
             #expect(checked > Self.restarts * 5, "too few commands got through to prove anything: \(checked)")
             #expect(node.process.isRunning, "log: \(node.log)")
@@ -131,10 +129,12 @@ struct ConnectedClient {
 
     /// Sends a repeat-mode change or a browse every 20 ms for `duration`, each acknowledged by the broker,
     /// and returns them with the time of their acknowledgement.
-    func send(prefix: String, round: Int, for duration: Duration) async -> [SentCommand] {
+    /// Sends for `duration`, and at least `minimum` commands (on a loaded machine each broker
+    /// acknowledgement can take tens of milliseconds).
+    func send(prefix: String, round: Int, for duration: Duration, minimum: Int = 0) async -> [SentCommand] {
         var sent: [SentCommand] = []
         let end = ContinuousClock.now + duration
-        while ContinuousClock.now < end {
+        while ContinuousClock.now < end || sent.count < minimum {
             let id = "r\(round)-\(sent.count)"
             let (command, payload) = sent.count % 2 == 0
                 ? ("changeRepeatMode", #"{"id":"\#(id)","repeatType":"all"}"#)

@@ -14,11 +14,11 @@ final class BrokerSecurityTests {
     static let users = [(name: "car1", password: "car1-secret"), (name: "car2", password: "car2-secret"),
                         (name: "dashboard", password: "dashboard-secret")]
 
-    init() throws {
+    init() async throws {
         scratch = try AudioFixtures.makeTemporaryDirectory("security")
-        let fixtures = try BrokerSecurityFixtures(in: scratch, users: Self.users)
+        let fixtures = try await BrokerSecurityFixtures(in: scratch, users: Self.users)
         self.fixtures = fixtures
-        broker = try DeployExamples.productionBroker(fixtures: fixtures, scratch: scratch)
+        broker = try await DeployExamples.productionBroker(fixtures: fixtures, scratch: scratch)
     }
 
     deinit {
@@ -42,14 +42,14 @@ final class BrokerSecurityTests {
     }
 
     /// mosquitto_sub or mosquitto_pub over TLS with the example's CA, as an operator would try them.
-    func tool(_ name: String, user: String?, password: String? = nil, _ arguments: [String]) throws
+    func tool(_ name: String, user: String?, password: String? = nil, _ arguments: [String]) async throws
         -> (status: Int32, output: String) {
         var credentials: [String] = []
         if let user {
             credentials = ["-u", user, "-P", password ?? Self.users.first { $0.name == user }!.password]
         }
         // SIGKILL after 10 s: -W relies on SIGALRM, which a child of the test runner may inherit blocked.
-        return try ToolRun.capture("timeout", ["-s", "KILL", "10", name, "-h", "127.0.0.1", "-p", "\(broker.port)", "--cafile", fixtures.caCertificate.path,
+        return try await ToolRun.capture("timeout", ["-s", "KILL", "10", name, "-h", "127.0.0.1", "-p", "\(broker.port)", "--cafile", fixtures.caCertificate.path,
                                           "-V", "mqttv5"] + credentials + arguments)
     }
 
@@ -88,10 +88,10 @@ final class BrokerSecurityTests {
 
     @Test("a client without credentials is refused, and so is one with a wrong password")
     func strangersCannotConnect() async throws {
-        let anonymous = try tool("mosquitto_sub", user: nil, ["-t", "medianode/#", "-C", "1"])
+        let anonymous = try await tool("mosquitto_sub", user: nil, ["-t", "medianode/#", "-C", "1"])
         #expect(anonymous.status != 0)
         #expect(anonymous.output.lowercased().contains("not authori"), "\(anonymous.output)")
-        let guessed = try tool("mosquitto_sub", user: "car1", password: "guess", ["-t", "medianode/#", "-C", "1"])
+        let guessed = try await tool("mosquitto_sub", user: "car1", password: "guess", ["-t", "medianode/#", "-C", "1"])
         #expect(guessed.status != 0)
         #expect(guessed.output.lowercased().contains("not authori"), "\(guessed.output)")
     }

@@ -24,7 +24,7 @@ struct CatalogFileAccessTests {
         let path = folder.appendingPathComponent("catalog.sqlite").path
         try CatalogDatabase(path: path).close()
         switch damage {
-        case .readOnlyMount: try mount.remountReadOnly()
+        case .readOnlyMount: try await mount.remountReadOnly()
         case .immutableFile: try ScratchMount.setImmutable(path, true)
         case .immutableFolder: try ScratchMount.setImmutable(folder.path, true)
         }
@@ -33,7 +33,7 @@ struct CatalogFileAccessTests {
             try? ScratchMount.setImmutable(folder.path, false)
         }
 
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let node = try NodeProcess(arguments: ["--broker", broker.url, "--node-id", "access", "--audio-sink", "fake",
                                                "--database", path])
@@ -59,7 +59,7 @@ struct CatalogFileAccessTests {
         try #"{"version":1,"title":"Feed","children":[{"id":"a","title":"A","url":"https://cdn.example.net/a.mp3"}]}"#
             .write(to: feed, atomically: true, encoding: .utf8)
         switch damage {
-        case .readOnlyMount: try mount.remountReadOnly()
+        case .readOnlyMount: try await mount.remountReadOnly()
         case .immutableFile: try ScratchMount.setImmutable(path, true)
         case .immutableFolder: try ScratchMount.setImmutable(folder.path, true)
         }
@@ -68,7 +68,7 @@ struct CatalogFileAccessTests {
             try? ScratchMount.setImmutable(folder.path, false)
         }
         for arguments in [["scan", music.path], ["import", feed.path]] {
-            let (status, output) = try ToolRun.capture(NodeProcess.binaryPath, ["catalog"] + arguments + ["--database", path])
+            let (status, output) = try await ToolRun.capture(NodeProcess.binaryPath, ["catalog"] + arguments + ["--database", path])
             let lines = output.split(separator: "\n")
             #expect(status != 0, "\(arguments[0]) went on: \(output)")
             #expect(lines.count == 1 && lines[0].contains("cannot use the catalog database \(path)")
@@ -84,7 +84,7 @@ struct CatalogFileAccessTests {
         try String(repeating: "this is a shopping list, not a catalog\n", count: 200)
             .write(toFile: path, atomically: true, encoding: .utf8)
 
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let watcher = try TestMQTTClient(brokerURL: broker.url)
         try await watcher.connect()
@@ -98,7 +98,7 @@ struct CatalogFileAccessTests {
         #expect(lines.count == 1 && lines[0].contains("moved aside"), "log: \(node.log)")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         #expect(names.contains { $0.hasPrefix("catalog.sqlite.corrupt-") }, "\(names)")
-        let check = try ToolRun.capture("sqlite3", [path, "pragma integrity_check"])
+        let check = try await ToolRun.capture("sqlite3", [path, "pragma integrity_check"])
         #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check.output)")
         await watcher.disconnect()
     }

@@ -15,7 +15,7 @@ struct CatalogRebuildTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let music = directory.appendingPathComponent("music")
         for track in AudioFixtures.album(count: 2, seconds: 0.3, album: "Kept Album", artist: "Rebuild Band") {
-            try AudioFixtures.writeTone(track, in: music.appendingPathComponent("Rebuild Band/Kept Album"))
+            try await AudioFixtures.writeTone(track, in: music.appendingPathComponent("Rebuild Band/Kept Album"))
         }
         let path = directory.appendingPathComponent("catalog.sqlite").path
         do {
@@ -34,7 +34,7 @@ struct CatalogRebuildTests {
             try handle.close()
         }
 
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let watcher = try TestMQTTClient(brokerURL: broker.url)
         try await watcher.connect()

@@ -20,13 +20,13 @@ struct CatalogServiceTests {
 
     @Test("a refresh that adds and removes episodes publishes catalogUpdated with its diff, and failures keep the cache")
     func refreshEvents() async throws {
-        let broker = try MosquittoBroker()
-        let server = try FaultHTTPServer()
+        let broker = try await MosquittoBroker()
+        let server = try await FaultHTTPServer()
         let directory = try AudioFixtures.makeTemporaryDirectory("catalog-service")
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path)
         let feedURL = server.url("/feed.xml").absoluteString
-        server.put("/feed.xml", body: Self.feed([1, 2]), etag: "\"1\"")
+        await server.put("/feed.xml", body: Self.feed([1, 2]), etag: "\"1\"")
 
         let configuration = NodeConfiguration(
             broker: try BrokerURL(parsing: broker.url), nodeID: "cat1", catalogs: [feedURL],
@@ -62,7 +62,7 @@ struct CatalogServiceTests {
             message.topic == topics.info && Self.json(message)?["catalog"]?["playables"] == 2
         }
 
-        server.put("/feed.xml", body: Self.feed([2, 3, 4]), etag: "\"2\"")
+        await server.put("/feed.xml", body: Self.feed([2, 3, 4]), etag: "\"2\"")
         let second = try await event("catalogUpdated") { $0["removedItems"] == 1 }
         #expect(second["addedItems"] == 2 && second["updatedItems"] == 0 && second["changedContainers"] == 1)
         _ = try await client.first(timeout: .seconds(10)) { message in
@@ -88,7 +88,7 @@ struct CatalogServiceTests {
 
     @Test("at start, a source no longer configured is removed: catalogUpdated on P/events, gone from the tree and the file")
     func forgottenSource() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let directory = try AudioFixtures.makeTemporaryDirectory("catalog-forgotten")
         defer { try? FileManager.default.removeItem(at: directory) }
         let radioList = directory.appendingPathComponent("stations.m3u")
@@ -154,29 +154,29 @@ struct CatalogServiceTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let music = directory.appendingPathComponent("music")
         for track in AudioFixtures.album(count: 3, seconds: 0.3, album: "Offline Album", artist: "Cache Band") {
-            try AudioFixtures.writeTone(track, in: music.appendingPathComponent("Cache Band/Offline Album"))
+            try await AudioFixtures.writeTone(track, in: music.appendingPathComponent("Cache Band/Offline Album"))
         }
         let database = directory.appendingPathComponent("catalog.sqlite").path
 
-        let scan = try runCLI(["catalog", "scan", music.path, "--database", database])
+        let scan = try await runCLI(["catalog", "scan", music.path, "--database", database])
         #expect(scan.status == 0, "\(scan.output)")
         #expect(scan.output.contains("+") && scan.output.contains("3 playable items"), "\(scan.output)")
         #expect(!scan.output.contains("\r"), "no progress bar when stdout is not a terminal")
-        let again = try runCLI(["catalog", "scan", music.path, "--database", database])
+        let again = try await runCLI(["catalog", "scan", music.path, "--database", database])
         #expect(again.output.contains("unchanged"), "\(again.output)")
 
-        let root = try runCLI(["catalog", "list", "--database", database])
+        let root = try await runCLI(["catalog", "list", "--database", database])
         #expect(root.status == 0 && root.output.contains("\t/\t\(ContentItem.Section.library)\tLibrary"), "\(root.output)")
-        let library = try runCLI(["catalog", "list", ContentItem.Section.library, "--database", database])
+        let library = try await runCLI(["catalog", "list", ContentItem.Section.library, "--database", database])
         #expect(library.output.split(separator: "\n").count >= 2, "\(library.output)")
-        let search = try runCLI(["catalog", "search", "tone", "--database", database])
+        let search = try await runCLI(["catalog", "search", "tone", "--database", database])
         let hits = search.output.split(separator: "\n")
         #expect(hits.count == 3 && hits.allSatisfy { $0.contains("\t-\t") && $0.contains("Tone ") }, "\(search.output)")
-        let missing = try runCLI(["catalog", "list", "no-such-container", "--database", database])
+        let missing = try await runCLI(["catalog", "list", "no-such-container", "--database", database])
         #expect(missing.status != 0)
 
         // Start the node with nothing reachable: the first P/info already counts the cached items.
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try TestMQTTClient(brokerURL: broker.url)
         try await watcher.connect()
         try await watcher.subscribeAndSettle("medianode/offline1/#")
@@ -201,7 +201,7 @@ struct CatalogServiceTests {
     }
 
     /// Runs the `medianode` executable with stdout piped (so not a terminal).
-    func runCLI(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try ToolRun.capture(NodeProcess.binaryPath, arguments)
+    func runCLI(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await ToolRun.capture(NodeProcess.binaryPath, arguments)
     }
 }

@@ -8,7 +8,7 @@ extension RealEngineCommandTests {
     struct CommandStatusTests {
         @Test("like, dislike and bookmark set and clear a mark shown as isActive; rating is checked against its range")
         func feedback() async throws {
-            let library = try ToneLibrary("feedback", tones: [(440, 10), (660, 10)])
+            let library = try await ToneLibrary("feedback", tones: [(440, 10), (660, 10)])
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")
@@ -41,7 +41,7 @@ extension RealEngineCommandTests {
 
         @Test("enable and disable a language option switch the audio stream; an unknown tag is no such language option")
         func languageOptions() async throws {
-            let library = try ToneLibrary.bilingual("languages", seconds: 20)
+            let library = try await ToneLibrary.bilingual("languages", seconds: 20)
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")
@@ -71,13 +71,13 @@ extension RealEngineCommandTests {
 
         @Test("a missing and a corrupt file in the queue are skipped, each with a P/events error naming it")
         func badItemsSkipped() async throws {
-            let library = try ToneLibrary("bad-items", tones: [(440, 1.5)])
+            let library = try await ToneLibrary("bad-items", tones: [(440, 1.5)])
             defer { library.remove() }
             // Ahead of the tone, two files that are fine when the catalog scans them...
             let corrupt = library.library.appendingPathComponent("00a corrupt.ogg")
             let missing = library.library.appendingPathComponent("00b gone.ogg")
             for (file, frequency) in [(corrupt, 660), (missing, 770)] {
-                try AudioFixtures.writeTone(
+                try await AudioFixtures.writeTone(
                     ToneTrack(fileName: file.lastPathComponent, frequency: frequency, seconds: 1, title: "Soon bad"),
                     in: library.library)
             }
@@ -107,10 +107,10 @@ extension RealEngineCommandTests {
 
         @Test("a corrupt file right after a playing item is skipped when the gapless switch reaches it")
         func corruptAfterPlayingItem() async throws {
-            let library = try ToneLibrary("bad-next", tones: [(440, 1), (880, 1)])
+            let library = try await ToneLibrary("bad-next", tones: [(440, 1), (880, 1)])
             defer { library.remove() }
             let corrupt = library.library.appendingPathComponent("01b corrupt.ogg")
-            try AudioFixtures.writeTone(
+            try await AudioFixtures.writeTone(
                 ToneTrack(fileName: corrupt.lastPathComponent, frequency: 660, seconds: 1, title: "Soon bad"),
                 in: library.library)
             let node = try await library.start {
@@ -137,7 +137,7 @@ extension RealEngineCommandTests {
 
         @Test("interrupt begin pauses (or ducks) and end resumes only when asked to")
         func interruptions() async throws {
-            let library = try ToneLibrary("interrupt", tones: [(440, 30)])
+            let library = try await ToneLibrary("interrupt", tones: [(440, 30)])
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")
@@ -185,7 +185,7 @@ extension RealEngineCommandTests {
 
         @Test("an audio output that fails while playing is reported, and play then answers deviceNotFound")
         func lostOutput() async throws {
-            let library = try ToneLibrary("device", tones: [(440, 10), (880, 10)])
+            let library = try await ToneLibrary("device", tones: [(440, 10), (880, 10)])
             defer { library.remove() }
             // /dev/full opens fine and prerolls, then refuses every write: the output dies once audio flows.
             let node = try await RunningNode.start(

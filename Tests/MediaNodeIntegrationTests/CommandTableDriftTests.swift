@@ -9,8 +9,8 @@ import Testing
 @Suite("Every list of commands follows the command table")
 struct CommandTableDriftTests {
     @Test("asyncapi.yaml has a channel for every command, with exactly the fields the command's entry declares")
-    func asyncApiFields() throws {
-        let run = try AsyncApiTests.checkDocument("--command-fields")
+    func asyncApiFields() async throws {
+        let run = try await AsyncApiTests.checkDocument("--command-fields")
         #expect(run.status == 0, "\(run.output)")
         let documented = try JSONValue(parsing: Array(run.output.utf8))
         for command in CommandTable.all {

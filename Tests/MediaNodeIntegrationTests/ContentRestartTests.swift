@@ -27,9 +27,9 @@ struct ContentRestartTests {
 
     @Test("deeper nodes browsed before a restart are cleared at start; a fresh subscriber sees only live nodes")
     func staleNodesAreCleared() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let directory = try AudioFixtures.makeTemporaryDirectory("restart")
-        _ = try ContentRig.makeLibrary(in: directory)
+        _ = try await ContentRig.makeLibrary(in: directory)
         let first = try await ContentRig.start(broker: broker, directory: directory)
         for (id, path) in [("a", "[0,1,0]"), ("b", "[0,1,1]")] {
             #expect(try await first.request("browse", #"{"id":"\#(id)","indexPath":\#(path)}"#, id: id)["status"] == "success")

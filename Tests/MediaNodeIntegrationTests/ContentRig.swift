@@ -25,14 +25,14 @@ struct ContentRig {
     var running: RunningNode { RunningNode(broker: broker, node: node, task: task, client: client, wavURL: wav) }
 
     /// Two albums: Alpha (3 tracks) and Beta (2 tracks), each tone `seconds` long.
-    static func makeLibrary(in directory: URL, seconds: Double = 4) throws -> URL {
+    static func makeLibrary(in directory: URL, seconds: Double = 4) async throws -> URL {
         let library = directory.appendingPathComponent("music")
         for (name, count, frequency) in [("Alpha", 3, 440), ("Beta", 2, 1320)] {
             let folder = library.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for track in AudioFixtures.album(count: count, seconds: seconds, album: name, artist: "Artist \(name)",
                                              baseFrequency: frequency) {
-                _ = try AudioFixtures.writeTone(track, in: folder)
+                _ = try await AudioFixtures.writeTone(track, in: folder)
             }
         }
         return library
@@ -43,11 +43,11 @@ struct ContentRig {
         content: ContentSettings = ContentSettings(progressInterval: .milliseconds(500)),
         artworkTimeout: Duration = .seconds(8), autoDownload: Int = 0, logger: Logger = Logger(label: "medianode")
     ) async throws -> ContentRig {
-        let broker = try broker ?? MosquittoBroker()
+        let broker = if let broker { broker } else { try await MosquittoBroker() }
         let directory = try directory ?? AudioFixtures.makeTemporaryDirectory("content")
         let library = directory.appendingPathComponent("music")
         if withLibrary && !FileManager.default.fileExists(atPath: library.path) {
-            _ = try makeLibrary(in: directory)
+            _ = try await makeLibrary(in: directory)
         }
         let database = try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path)
         if withLibrary { _ = await CatalogRefresher(database: database).refresh(LocalFolderProvider(roots: [library])) }

@@ -120,7 +120,7 @@ struct ContentTreeTests {
         // Gamma arrives: it takes position 1 again and the node there is published only when browsed.
         let gamma = rig.library.appendingPathComponent("Gamma")
         try FileManager.default.createDirectory(at: gamma, withIntermediateDirectories: true)
-        _ = try AudioFixtures.writeTone(AudioFixtures.album(count: 1, seconds: 2, album: "Gamma")[0], in: gamma)
+        _ = try await AudioFixtures.writeTone(AudioFixtures.album(count: 1, seconds: 2, album: "Gamma")[0], in: gamma)
         _ = await CatalogRefresher(database: rig.database).refresh(LocalFolderProvider(roots: [rig.library]))
         let three = try await rig.waitForNode([0, 1]) { $0?["childCount"] == 2 }
         #expect(three?["children"]?.arrayValue?.map { $0["title"] } == ["Alpha", "Gamma"])

@@ -8,9 +8,9 @@ extension RealEngineCommandTests.DashboardTests {
     func announceBox() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("dashboard-announce")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let broker = try MosquittoBroker(webPage: .brokerDirectory)
+        let broker = try await MosquittoBroker(webPage: .brokerDirectory)
         let page = try #require(broker.webPageDirectory)
-        try DashboardBrowser.install(into: page)
+        try await DashboardBrowser.install(into: page)
         let pageURL = try #require(broker.webPageURL)
         // No music: the WAV holds the announcements alone.
         let wav = directory.appendingPathComponent("out.wav")
@@ -19,7 +19,7 @@ extension RealEngineCommandTests.DashboardTests {
         let announceTopic = node.topics.command("announce")
         let speaks = await node.commands?["announce"]?["textToSpeech"]
         try #require(speaks == true, "the node cannot speak (eSpeak NG and gstreamer1.0-espeak: deploy/install-deps.sh)")
-        let browser = try DashboardBrowser()
+        let browser = try await DashboardBrowser()
         defer { browser.quit() }
         _ = try await browser.open(pageURL + "#node=medianode%2Fann", nodes: 1)
 

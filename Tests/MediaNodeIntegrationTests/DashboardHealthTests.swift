@@ -3,8 +3,6 @@ import MediaJSON
 import MediaNodeTesting
 import Testing
 
-// Beside the dashboard's other suite in the serialized parent: a browser is load enough to upset the
-// audio suites' timing checks.
 extension RealEngineCommandTests {
     /// The fleet view's health columns, in headless Chromium against a real daemon that publishes
     /// `P/metrics` every second, and nodes whose retained figures the test publishes.
@@ -14,10 +12,10 @@ extension RealEngineCommandTests {
         func fleetHealth() async throws {
             let directory = try AudioFixtures.makeTemporaryDirectory("dashboard-health")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let broker = try MosquittoBroker(webPage: .brokerDirectory)
+            let broker = try await MosquittoBroker(webPage: .brokerDirectory)
             defer { broker.stop() }
             let page = try #require(broker.webPageDirectory)
-            try DashboardBrowser.install(into: page)
+            try await DashboardBrowser.install(into: page)
             let pageURL = try #require(broker.webPageURL)
 
             let watcher = try await ConnectedClient(broker: broker, subscribing: "medianode/health/#")
@@ -41,7 +39,7 @@ extension RealEngineCommandTests {
             }
             try await fakes.subscribeAndSettle("medianode/+/metrics")
 
-            let browser = try DashboardBrowser()
+            let browser = try await DashboardBrowser()
             defer { browser.quit() }
             let (_, prefixes) = try await browser.open(pageURL, nodes: 3)
             #expect(Set(prefixes) == ["medianode/health", "medianode/fresh", "medianode/silent"])

@@ -3,8 +3,6 @@ import MediaJSON
 import MediaNodeTesting
 import Testing
 
-// Nested in the serialized parent of the audio suites: the node plays real audio into a WAV file, and a
-// browser beside it is load enough to upset the others' timing checks.
 extension RealEngineCommandTests {
     /// deploy/dashboard as a person uses it: installed by deploy/build-dashboard.sh, served by mosquitto's
     /// WebSockets listener, in headless Chromium, against a real node. One browser session for the whole
@@ -24,18 +22,18 @@ extension RealEngineCommandTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let album = directory.appendingPathComponent("music/Dashboard Album")
             for track in AudioFixtures.album(count: 2, seconds: 60, album: "Dashboard Album", artist: "Browser Band") {
-                try AudioFixtures.writeTone(track, in: album)
+                try await AudioFixtures.writeTone(track, in: album)
             }
-            try AudioFixtures.writeCover(width: 640, height: 640, pattern: 0, in: album)
+            try await AudioFixtures.writeCover(width: 640, height: 640, pattern: 0, in: album)
             // A remote catalog of 10,000 tracks, so the broker holds a real node's large retained tree.
-            let server = try FaultHTTPServer()
+            let server = try await FaultHTTPServer()
             defer { server.stop() }
-            server.put("/catalog.json", data: SyntheticCatalog.json(items: Self.catalogItems), contentType: "application/json")
+            await server.put("/catalog.json", data: SyntheticCatalog.json(items: Self.catalogItems), contentType: "application/json")
 
-            let broker = try MosquittoBroker(webPage: .brokerDirectory)
+            let broker = try await MosquittoBroker(webPage: .brokerDirectory)
             defer { broker.stop() }
             let page = try #require(broker.webPageDirectory)
-            try DashboardBrowser.install(into: page)
+            try await DashboardBrowser.install(into: page)
             let pageURL = try #require(broker.webPageURL)
 
             let prefix = "medianode/dash"
@@ -61,7 +59,7 @@ extension RealEngineCommandTests {
             let fleet = try await publishFakeNodes(broker, count: Self.fleetSize - 1)
             defer { Task { await fleet.disconnect() } }
 
-            let browser = try DashboardBrowser()
+            let browser = try await DashboardBrowser()
             defer { browser.quit() }
             // The first render, in alternating rounds with its floor; the dashboard loads last, for what follows.
             try DashboardBrowser.installFloorPage(into: page)
@@ -181,7 +179,7 @@ extension RealEngineCommandTests {
             #expect(local.allSatisfy { $0.action == nil && $0.kind == "beyond the driving limit" }, "shown while driving: \(local)")
 
             // A broker that goes away is said so.
-            broker.kill()
+            await broker.kill()
             let banner = try await eventually({ try await browser.text("#banner") }, until: { !$0.isEmpty })
             #expect(banner.contains("is not reachable"), "shown: \(banner)")
             #expect(try await browser.consoleErrors().filter { !$0.contains("WebSocket") }.isEmpty)
@@ -189,14 +187,14 @@ extension RealEngineCommandTests {
 
         @Test("a page opened on a node link browses once connected and shows no error about a connection that is up")
         func nodeLinkBrowsesOnceConnected() async throws {
-            let library = try ToneLibrary("dashboard-link", tones: [(440, 5)])
+            let library = try await ToneLibrary("dashboard-link", tones: [(440, 5)])
             defer { library.remove() }
-            let broker = try MosquittoBroker(webPage: .brokerDirectory)
+            let broker = try await MosquittoBroker(webPage: .brokerDirectory)
             let page = try #require(broker.webPageDirectory)
-            try DashboardBrowser.install(into: page)
+            try await DashboardBrowser.install(into: page)
             let pageURL = try #require(broker.webPageURL)
             let node = try await RunningNode.start(broker: broker, nodeID: "vm", libraries: [library.library.path], sink: "fake")
-            let browser = try DashboardBrowser()
+            let browser = try await DashboardBrowser()
             defer { browser.quit() }
 
             // The page's script runs, and browses, before its WebSocket to the broker is up.

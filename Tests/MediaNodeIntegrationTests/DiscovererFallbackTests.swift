@@ -18,7 +18,7 @@ struct DiscovererFallbackTests {
         // An Ogg file with a video stream before its Vorbis stream (a clip saved as .ogg): TagLib expects
         // Vorbis from the first page and gives up; GStreamer demuxes both streams.
         let misnamed = music.appendingPathComponent("clip.ogg")
-        let (status, output) = try ToolRun.capture("gst-launch-1.0", [
+        let (status, output) = try await ToolRun.capture("gst-launch-1.0", [
             "-q", "oggmux", "name=mux", "!", "filesink", "location=\(misnamed.path)",
             "videotestsrc", "num-buffers=15", "!", "video/x-raw,width=64,height=48,framerate=10/1", "!", "theoraenc",
             "!", "mux.", "audiotestsrc", "num-buffers=150", "samplesperbuffer=441", "!",

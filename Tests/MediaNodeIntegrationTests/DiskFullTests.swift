@@ -3,8 +3,6 @@ import MediaJSON
 import MediaNodeTesting
 import Testing
 
-// Nested in the serialized parent of the audio suites: this one restarts nodes and imports catalogs,
-// load that would otherwise upset their timing checks, and theirs this one's.
 extension RealEngineCommandTests {
     /// A car's storage fills up (downloads, logs, another program): the music must go on, and the log must
     /// stay readable rather than fill with the same complaint every second.
@@ -17,12 +15,12 @@ extension RealEngineCommandTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let library = directory.appendingPathComponent("music")
             for track in AudioFixtures.album(count: 1, seconds: 40, album: "Full", artist: "Disk") {
-                _ = try AudioFixtures.writeTone(track, in: library)
+                _ = try await AudioFixtures.writeTone(track, in: library)
             }
             let mount = try ScratchMount(bytes: 8 << 20)
             defer { mount.unmount() }
             let database = mount.directory.appendingPathComponent("catalog.sqlite").path
-            let broker = try MosquittoBroker()
+            let broker = try await MosquittoBroker()
             defer { broker.stop() }
             let prefix = "medianode/full"
             let client = try await ConnectedClient(broker: broker, subscribing: "\(prefix)/#")
@@ -39,8 +37,8 @@ extension RealEngineCommandTests {
 
             // The write-ahead log is emptied first, as a checkpoint leaves it: otherwise saves would reuse its
             // space and the full disk would not be felt until it had to grow.
-            _ = try ToolRun.capture("sqlite3", ["-cmd", ".timeout 5000", database, "pragma wal_checkpoint(truncate)"])
-            let filler = try mount.fill()
+            _ = try await ToolRun.capture("sqlite3", ["-cmd", ".timeout 5000", database, "pragma wal_checkpoint(truncate)"])
+            let filler = try await mount.fill()
             let filledAt = Date().timeIntervalSince1970
             // Commands and playback go on for a while on the full disk; each second a save fails.
             for round in 0..<3 {
@@ -51,7 +49,7 @@ extension RealEngineCommandTests {
             #expect(await isPlaying(client, prefix), "the music stopped on a full disk")
             let failures = node.log.split(separator: "\n").filter { $0.contains("could not save") }
             #expect(failures.count == 1, "one line for the whole episode; log: \(node.log)")
-            #expect(try latestSave(database) < filledAt, "a save got through on a full disk: the test proved nothing")
+            await #expect(try latestSave(database) < filledAt, "a save got through on a full disk: the test proved nothing")
 
             try FileManager.default.removeItem(at: filler)
             let freedAt = Date().timeIntervalSince1970
@@ -62,7 +60,7 @@ extension RealEngineCommandTests {
             #expect(await node.waitForLog("saving positions again"), "log: \(node.log)")
             node.signal(SIGTERM)
             #expect(await node.waitForExit() == 0, "log: \(node.log)")
-            let check = try ToolRun.capture("sqlite3", ["-cmd", ".timeout 5000", database, "pragma integrity_check"])
+            let check = try await ToolRun.capture("sqlite3", ["-cmd", ".timeout 5000", database, "pragma integrity_check"])
             #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check.output)")
             await client.client.disconnect()
         }
@@ -89,8 +87,8 @@ extension RealEngineCommandTests {
         }
 
         /// The newest `updatedAt` among saved positions, 0 when there is none.
-        func latestSave(_ database: String) throws -> Double {
-            let (_, output) = try ToolRun.capture("sqlite3", ["-cmd", ".timeout 5000", database, "select coalesce(max(updatedAt), 0) from playback_position"])
+        func latestSave(_ database: String) async throws -> Double {
+            let (_, output) = try await ToolRun.capture("sqlite3", ["-cmd", ".timeout 5000", database, "select coalesce(max(updatedAt), 0) from playback_position"])
             return Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
 
@@ -98,7 +96,7 @@ extension RealEngineCommandTests {
         func savedPosition(_ database: String, newerThan time: Double) async throws -> Double {
             let deadline = ContinuousClock.now + .seconds(20)
             while ContinuousClock.now < deadline {
-                let latest = try latestSave(database)
+                let latest = try await latestSave(database)
                 if latest > time { return latest }
                 try await Task.sleep(for: .milliseconds(200))
             }

@@ -102,8 +102,8 @@ struct DocumentationTests {
     }
 
     @Test("the README's flag table lists exactly the flags `medianode run` takes")
-    func readmeFlags() throws {
-        let help = try ToolRun.capture(NodeProcess.binaryPath, ["run", "--help"])
+    func readmeFlags() async throws {
+        let help = try await ToolRun.capture(NodeProcess.binaryPath, ["run", "--help"])
         #expect(help.status == 0, "\(help.output)")
         let accepted = Self.flags(in: help.output).subtracting(["--help"])
         let rows = try MarkdownPage("README.md").section("## Running it").tableRows

@@ -15,15 +15,15 @@ struct DownloadKillTests {
         let body = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 * 7 + $0 / 251) })
         let source = directory.appendingPathComponent("source.ogg")
         try body.write(to: source)
-        let server = try RangeHTTPServer()
+        let server = try await RangeHTTPServer()
         defer { server.stop() }
-        server.serve("/long.ogg", file: source)
-        server.throttle("/long.ogg", bytesPerSecond: 300_000)
-        server.put("/feed.xml", body: """
+        await server.serve("/long.ogg", file: source)
+        await server.throttle("/long.ogg", bytesPerSecond: 300_000)
+        await server.put("/feed.xml", body: """
             <rss version="2.0"><channel><title>Long Show</title><item><guid>long</guid><title>Long Episode</title>\
             <enclosure url="\(server.url("/long.ogg").absoluteString)" type="audio/ogg"/></item></channel></rss>
             """)
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let database = directory.appendingPathComponent("catalog.sqlite").path
         let downloads = directory.appendingPathComponent("copies")
@@ -61,7 +61,7 @@ struct DownloadKillTests {
         #expect(listed.isEmpty, "a copy is in place after the kill: \(listed)")
         #expect(try await catalog.downloadRecords().allSatisfy { $0.status != .downloaded })
 
-        server.throttle("/long.ogg", bytesPerSecond: 0)
+        await server.throttle("/long.ogg", bytesPerSecond: 0)
         await watcher.client.clear()
         let second = try NodeProcess(arguments: arguments)
         defer { second.signal(SIGKILL) }
@@ -73,7 +73,7 @@ struct DownloadKillTests {
             .filter { $0.lastPathComponent != "partial" }
         #expect(copies.count == 1)
         #expect(try copies.first.map { try Data(contentsOf: $0) } == body)
-        let ranges = server.requests().filter { $0.path == "/long.ogg" }.compactMap(\.range)
+        let ranges = await server.requests().filter { $0.path == "/long.ogg" }.compactMap(\.range)
         #expect(ranges.contains { $0.hasPrefix("bytes=") && $0 != "bytes=0-" }, "no resuming Range request: \(ranges)")
         second.signal(SIGTERM)
         _ = await second.waitForExit()

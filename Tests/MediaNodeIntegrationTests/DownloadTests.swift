@@ -10,11 +10,11 @@ import Testing
 @Suite("Downloads on the node: the download command, its events and playing the local copy", .serialized)
 struct DownloadTests {
     /// A feed with one 6 s episode at 660 Hz.
-    static func podcastServer(in directory: URL) throws -> (RangeHTTPServer, URL) {
-        let episode = try AudioFixtures.writeToneSequence([(660, 6)], named: "episode.ogg", in: directory)
-        let server = try RangeHTTPServer()
-        server.serve("/episode.ogg", file: episode)
-        server.put("/feed.xml", body: """
+    static func podcastServer(in directory: URL) async throws -> (RangeHTTPServer, URL) {
+        let episode = try await AudioFixtures.writeToneSequence([(660, 6)], named: "episode.ogg", in: directory)
+        let server = try await RangeHTTPServer()
+        await server.serve("/episode.ogg", file: episode)
+        await server.put("/feed.xml", body: """
             <rss version="2.0"><channel><title>Offline Show</title><item><guid>ep1</guid><title>Episode One</title>\
             <enclosure url="\(server.url("/episode.ogg").absoluteString)" type="audio/ogg"/></item></channel></rss>
             """)
@@ -37,7 +37,7 @@ struct DownloadTests {
     @Test("a downloaded episode plays with the HTTP server stopped, heard in the WAV; the copy is byte-identical")
     func downloadedEpisodePlaysOffline() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("download-offline")
-        let (server, episode) = try Self.podcastServer(in: directory)
+        let (server, episode) = try await Self.podcastServer(in: directory)
         let rig = try await ContentRig.start(
             directory: directory, withLibrary: false, remoteCatalogs: [server.url("/feed.xml").absoluteString])
         let identifier = try await Self.episodeIdentifier(rig.database)
@@ -70,7 +70,7 @@ struct DownloadTests {
     @Test("download answers: noSuchContent for an unknown item, commandFailed for a local file, isNegative deletes the copy")
     func downloadAnswers() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("download-answers")
-        let (server, _) = try Self.podcastServer(in: directory)
+        let (server, _) = try await Self.podcastServer(in: directory)
         defer { server.stop() }
         let rig = try await ContentRig.start(
             directory: directory, withLibrary: true, remoteCatalogs: [server.url("/feed.xml").absoluteString])
@@ -113,18 +113,18 @@ struct DownloadTests {
     @Test("automatic downloads: the newest 2 episodes of a feed, held back while the network is metered")
     func automaticDownloadsWaitForAnUnmeteredNetwork() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("download-auto")
-        let server = try RangeHTTPServer()
+        let server = try await RangeHTTPServer()
         defer { server.stop() }
         var items = ""
         for (index, day) in ["01", "02", "03"].enumerated() {
-            let episode = try AudioFixtures.writeToneSequence([(440 + 220 * index, 2)], named: "ep\(index).ogg", in: directory)
-            server.serve("/ep\(index).ogg", file: episode)
+            let episode = try await AudioFixtures.writeToneSequence([(440 + 220 * index, 2)], named: "ep\(index).ogg", in: directory)
+            await server.serve("/ep\(index).ogg", file: episode)
             items += "<item><guid>ep\(index)</guid><title>Episode \(index)</title><pubDate>Mon, \(day) Jun 2026 08:00:00 GMT</pubDate>"
                 + "<enclosure url=\"\(server.url("/ep\(index).ogg").absoluteString)\" type=\"audio/ogg\"/></item>"
         }
-        server.put("/feed.xml", body: "<rss version=\"2.0\"><channel><title>Daily</title>\(items)</channel></rss>")
+        await server.put("/feed.xml", body: "<rss version=\"2.0\"><channel><title>Daily</title>\(items)</channel></rss>")
         // The vehicle says the network is metered before the node starts (retained).
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let vehicle = try TestMQTTClient(brokerURL: broker.url)
         try await vehicle.connect()
         try await vehicle.publish("medianode/car1/context", #"{"networkMetered":true}"#, retain: true)
@@ -141,7 +141,7 @@ struct DownloadTests {
         try await Task.sleep(for: .seconds(1))
         rows = try await rig.database.downloadRecords()
         #expect(rows.count == 2 && rows.allSatisfy { $0.status == .queued && $0.isAutomatic }, "\(rows)")
-        #expect(server.requests().filter { $0.path.hasPrefix("/ep") }.isEmpty)
+        await #expect(server.requests().filter { $0.path.hasPrefix("/ep") }.isEmpty)
 
         try await vehicle.publish("medianode/car1/context", #"{"networkMetered":false}"#, retain: true)
         var finished: Set<String> = []
@@ -152,7 +152,7 @@ struct DownloadTests {
             try await Task.sleep(for: .milliseconds(100))
         }
         // The two newest by publication date: episodes 2 and 1, never the oldest.
-        let fetched = Set(server.requests().map(\.path).filter { $0.hasPrefix("/ep") })
+        let fetched = await Set(server.requests().map(\.path).filter { $0.hasPrefix("/ep") })
         #expect(fetched == ["/ep1.ogg", "/ep2.ogg"])
         #expect(finished.count == 2)
         #expect(try await rig.database.downloadRecords().allSatisfy { $0.status == .downloaded })
@@ -163,7 +163,7 @@ struct DownloadTests {
     @Test("a feed that drops a downloaded episode: the Downloads section no longer lists it after the refresh")
     func sectionFollowsRefreshes() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("download-refresh")
-        let (server, _) = try Self.podcastServer(in: directory)
+        let (server, _) = try await Self.podcastServer(in: directory)
         defer { server.stop() }
         let feed = server.url("/feed.xml").absoluteString
         let rig = try await ContentRig.start(directory: directory, withLibrary: false, remoteCatalogs: [feed])
@@ -174,7 +174,7 @@ struct DownloadTests {
         let listed = try await rig.waitForNode([3], timeout: .seconds(10)) { Self.firstChild($0) == identifier }
         #expect(listed != nil)
 
-        server.put("/feed.xml", body: """
+        await server.put("/feed.xml", body: """
             <rss version="2.0"><channel><title>Offline Show</title><item><guid>ep2</guid><title>Episode Two</title>\
             <enclosure url="\(server.url("/episode.ogg").absoluteString)" type="audio/ogg"/></item></channel></rss>
             """)

@@ -12,7 +12,7 @@ import Testing
 struct EmptySectionTests {
     @Test("every tree message, from before the node starts, lists at least one item; each section shows loading, then noMedia or offline")
     func sectionsAlwaysHoldAStatusItem() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let directory = try AudioFixtures.makeTemporaryDirectory("empty-sections")
         defer { try? FileManager.default.removeItem(at: directory) }
         let library = directory.appendingPathComponent("music")

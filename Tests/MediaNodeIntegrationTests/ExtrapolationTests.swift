@@ -24,7 +24,7 @@ extension RealEngineCommandTests {
             try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
             var files: [URL] = []
             for index in 0..<Self.rounds {
-                files.append(try AudioFixtures.writeToneSequence(
+                files.append(try await AudioFixtures.writeToneSequence(
                     (0..<12).map { (Int(Self.frequency(ofPart: $0)), 1.0) }, named: String(format: "seq-%03d.ogg", index), in: music))
             }
             let node = try await RunningNode.start(library: music, wav: directory.appendingPathComponent("out.wav"))

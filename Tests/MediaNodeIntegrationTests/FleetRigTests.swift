@@ -17,13 +17,13 @@ struct FleetRigTests {
 
     @Test("20 nodes for 5 s through mosquitto: all online, every command answered, no retained state wrong")
     func smallRigOnMosquitto() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rig-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("report.json")
-        let (status, output) = try ToolRun.capture(
+        let (status, output) = try await ToolRun.capture(
             Self.rigPath, ["--broker", broker.url, "--nodes", "20", "--duration", "5", "--prefix", "fleet", "--json", json.path])
         #expect(status == 0, "\(output)")
         let report = try Self.report(at: json)
@@ -52,13 +52,13 @@ struct FleetRigTests {
 
     @Test("with --metrics-interval every node reports, none is stale, and the report sums the fleet's counters")
     func fleetHealthInTheReport() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rig-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("report.json")
-        let (status, output) = try ToolRun.capture(Self.rigPath, [
+        let (status, output) = try await ToolRun.capture(Self.rigPath, [
             "--broker", broker.url, "--nodes", "10", "--duration", "4", "--prefix", "healthy", "--metrics-interval", "1",
             "--json", json.path,
         ])
@@ -78,10 +78,10 @@ struct FleetRigTests {
     }
 
     @Test("bad flags are refused with a message, before any node starts")
-    func badFlags() throws {
-        let (status, output) = try ToolRun.capture(Self.rigPath, ["--nodes", "0"])
+    func badFlags() async throws {
+        let (status, output) = try await ToolRun.capture(Self.rigPath, ["--nodes", "0"])
         #expect(status != 0 && output.contains("--nodes"), "\(output)")
-        let (badPrefix, prefixOutput) = try ToolRun.capture(Self.rigPath, ["--prefix", "rig/#"])
+        let (badPrefix, prefixOutput) = try await ToolRun.capture(Self.rigPath, ["--prefix", "rig/#"])
         #expect(badPrefix != 0 && prefixOutput.contains("--prefix"), "\(prefixOutput)")
     }
 }

@@ -14,7 +14,7 @@ struct FlushTests {
 
     @Test("a flushed publish goes out while the network thread is busy; flushing inside its callback or after shutdown is harmless")
     func flushWritesWithoutTheNetworkThread() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
         let receiver = try TestMQTTClient(brokerURL: broker.url)

@@ -23,7 +23,7 @@ struct FuzzRig {
     let database: String
 
     static func start(in scratch: URL, library: Bool = true) async throws -> FuzzRig {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let database = scratch.appendingPathComponent("fuzz.sqlite").path
         // Into a WAV file by default: it found engine stalls the real-time fake sink hides.
         // `MEDIANODE_FUZZ_SINK=fake` plays into the fake sink instead.
@@ -35,7 +35,7 @@ struct FuzzRig {
             let music = scratch.appendingPathComponent("music")
             try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
             for track in AudioFixtures.album(count: 3, seconds: 20, album: "Fuzz", artist: "Rig", baseFrequency: 330) {
-                _ = try AudioFixtures.writeTone(track, in: music)
+                _ = try await AudioFixtures.writeTone(track, in: music)
             }
             arguments += ["--library", music.path]
         }

@@ -16,7 +16,7 @@ struct HighDescriptorTests {
             setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         }
         try #require(limit.rlim_cur >= 1200, "needs `ulimit -n` of at least 1200, have \(limit.rlim_cur)")
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         // open() takes the lowest free number, so once these hold every number up to 1100 the clients'
         // sockets (and libmosquitto's wake-up pairs) are numbered above it. Close-on-exec, so that no

@@ -9,7 +9,7 @@ import Testing
 extension HomeAssistantLiveTests {
     @Test("text.set_value on Home Assistant's Announce entity, through its REST API, makes the node speak the text into its output")
     func announceEntitySpeaks() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let client = try TestMQTTClient(brokerURL: broker.url)
         try await client.connect()
         try await client.subscribeAndSettle("hastates/#")
@@ -25,7 +25,7 @@ extension HomeAssistantLiveTests {
         let speaks = try JSONValue(parsing: commands.payload)["announce"]?["textToSpeech"]
         try #require(speaks == true, "the node cannot speak (eSpeak NG and gstreamer1.0-espeak: deploy/install-deps.sh)")
         let hass = try HomeAssistantProcess(configDirectory: scratch.appendingPathComponent("hass"), brokerPort: broker.port)
-        defer { hass.stop() }
+        defer { hass.kill() }
 
         // The text entity is there and available; it has no value until one is sent.
         let entity = "text.car1_ha_announce"
@@ -78,7 +78,7 @@ extension HomeAssistantLiveTests {
         _ = try await client.first(timeout: .seconds(20)) {
             $0.topic == stateTopic && String(decoding: $0.payload, as: UTF8.self) == spoken
         }
-        hass.stop()
+        await hass.stop()
         node.signal(SIGTERM)
         _ = await node.waitForExit()
         await client.disconnect()

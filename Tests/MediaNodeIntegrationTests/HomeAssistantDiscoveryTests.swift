@@ -36,7 +36,7 @@ final class HomeAssistantDiscoveryTests {
 
     @Test("--homeassistant publishes one retained device discovery that Home Assistant 2025.4 accepts, every component")
     func discoveryAcceptedByHomeAssistant() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         // The flag alone, followed by another flag: the default prefix.
         let node = try NodeProcess(arguments: ["--homeassistant"] + arguments(broker))
         let late = try await watcher(broker, "homeassistant/#", "\(Self.prefix)/status", "\(Self.prefix)/commands")
@@ -50,7 +50,7 @@ final class HomeAssistantDiscoveryTests {
         let later = try await watcher(broker, topic)
         #expect(try await later.first { $0.topic == topic }.retain)
         await later.disconnect()
-        let report = try HomeAssistantCheck.run(topic: topic, discovery: message.payload)
+        let report = try await HomeAssistantCheck.run(topic: topic, discovery: message.payload)
         #expect(report.status == 0, "Home Assistant refused the discovery:\n\(report.output)")
         // Home Assistant's own code says which entities it would create, and on which topics.
         let expected = [
@@ -108,7 +108,7 @@ final class HomeAssistantDiscoveryTests {
 
     @Test("Home Assistant's birth message on homeassistant/status or PREFIX/status brings discovery again")
     func republishedOnBirth() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let client = try await watcher(broker, "ha-test/#", "\(Self.prefix)/status")
         let node = try NodeProcess(arguments: arguments(broker) + ["--homeassistant", "ha-test"])
         let topic = "ha-test/device/\(Self.objectID)/config"
@@ -131,7 +131,7 @@ final class HomeAssistantDiscoveryTests {
 
     @Test("started again without the flag, the node clears the discovery it published, and publishes nothing there")
     func clearedWithoutTheFlag() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let topic = "homeassistant/device/\(Self.objectID)/config"
         let withFlag = try NodeProcess(arguments: arguments(broker) + ["--homeassistant"])
         let client = try await watcher(broker, "homeassistant/#")
@@ -165,7 +165,7 @@ final class HomeAssistantDiscoveryTests {
 
     @Test("the config file's \"homeassistant\": true uses the default prefix, a string names another, false none")
     func configFile() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let client = try await watcher(broker, "#")
         for (value, topic) in [("true", "homeassistant"), (#""ha-file""#, "ha-file"), ("false", nil)] {
             let config = scratch.appendingPathComponent("config-\(topic ?? "none").json")
@@ -186,9 +186,9 @@ final class HomeAssistantDiscoveryTests {
     @Test("P/nowplaying/artwork holds the playing item's picture, the bytes of its artwork topic, and is empty before")
     func nowPlayingArtworkTopic() async throws {
         let library = scratch.appendingPathComponent("music")
-        try AudioFixtures.writeTone(ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 8, title: "Cover"), in: library)
-        try AudioFixtures.writeCover(named: "cover.jpg", width: 700, height: 700, in: library)
-        let broker = try MosquittoBroker()
+        try await AudioFixtures.writeTone(ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 8, title: "Cover"), in: library)
+        try await AudioFixtures.writeCover(named: "cover.jpg", width: 700, height: 700, in: library)
+        let broker = try await MosquittoBroker()
         let client = try await watcher(broker, "\(Self.prefix)/#")
         let node = try NodeProcess(arguments: arguments(broker, library: library))
         let artworkTopic = "\(Self.prefix)/nowplaying/artwork"
@@ -231,7 +231,7 @@ enum HomeAssistantCheck {
         return venv + "/bin/python"
     }
 
-    static func run(topic: String, discovery: [UInt8], prefix: String = "homeassistant") throws -> (status: Int32, output: String) {
+    static func run(topic: String, discovery: [UInt8], prefix: String = "homeassistant") async throws -> (status: Int32, output: String) {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw RigSetupError("Home Assistant is not installed at \(python): run deploy/install-homeassistant.sh")
         }
@@ -240,7 +240,7 @@ enum HomeAssistantCheck {
         defer { try? FileManager.default.removeItem(at: file) }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/homeassistant_discovery_check.py")
-        let run = try ToolRun.capture(python, [script.path, topic, file.path, prefix])
+        let run = try await ToolRun.capture(python, [script.path, topic, file.path, prefix])
         return (run.status, run.output)
     }
 }

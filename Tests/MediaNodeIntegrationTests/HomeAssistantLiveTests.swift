@@ -24,11 +24,11 @@ final class HomeAssistantLiveTests {
     @Test("Home Assistant lists the node's 15 entities (14 on a node that cannot speak), shows what plays, and its pause button pauses the node")
     func entitiesShowAndDrive() async throws {
         let library = scratch.appendingPathComponent("music")
-        try AudioFixtures.writeTone(
+        try await AudioFixtures.writeTone(
             ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 30, title: "Harbour Lights", artist: "The Testers",
                       album: "Seaside"), in: library)
-        try AudioFixtures.writeCover(named: "cover.jpg", width: 300, height: 300, in: library)
-        let broker = try MosquittoBroker()
+        try await AudioFixtures.writeCover(named: "cover.jpg", width: 300, height: 300, in: library)
+        let broker = try await MosquittoBroker()
         let client = try TestMQTTClient(brokerURL: broker.url)
         try await client.connect()
         try await client.subscribeAndSettle("hastates/#")
@@ -38,7 +38,7 @@ final class HomeAssistantLiveTests {
             "--database", scratch.appendingPathComponent("catalog.sqlite").path, "--homeassistant",
         ])
         let hass = try HomeAssistantProcess(configDirectory: scratch.appendingPathComponent("hass"), brokerPort: broker.port)
-        defer { hass.stop() }
+        defer { hass.kill() }
 
         func state(_ entity: String, _ expected: @escaping @Sendable (String) -> Bool, timeout: Duration = .seconds(20))
             async throws -> String {
@@ -100,7 +100,7 @@ final class HomeAssistantLiveTests {
         let pauseReply = pauseMessage.flatMap { try? JSONValue(parsing: $0.payload) }
         #expect(pauseReply?["status"] == "success", "\(pauseReply?.jsonString ?? "no reply to pause")")
 
-        hass.stop()
+        await hass.stop()
         node.signal(SIGTERM)
         _ = await node.waitForExit()
         await client.disconnect()
@@ -178,12 +178,17 @@ final class HomeAssistantProcess: @unchecked Sendable {
     }
 
     /// SIGTERM, then SIGKILL if it has not stopped within 20 s.
-    func stop() {
+    func stop() async {
         guard process.isRunning else { return }
         process.terminate()
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { usleep(100_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(100)) }
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        await process.exited()
+    }
+
+    /// SIGKILL without waiting, for a `defer` on a failed test (a passing one has stopped it already).
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
     }
 }

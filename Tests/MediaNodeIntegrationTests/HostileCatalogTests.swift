@@ -3,8 +3,6 @@ import MediaJSON
 import MediaNodeTesting
 import Testing
 
-// Nested in the serialized parent of the audio suites: this one restarts nodes and imports catalogs,
-// load that would otherwise upset their timing checks, and theirs this one's.
 extension RealEngineCommandTests {
     /// A catalog server is outside the vehicle's control: broken, or hostile. Whatever it sends, the node
     /// must stay small and quick, say what it refused, and keep every other source.
@@ -31,7 +29,7 @@ extension RealEngineCommandTests {
         }
 
         /// A PNG of 30,000 x 30,000 one-bit pixels: about 110 KB on the wire, 2.7 GB once decoded to RGB.
-        static func pictureBomb(in directory: URL) throws -> Data {
+        static func pictureBomb(in directory: URL) async throws -> Data {
             let path = directory.appendingPathComponent("bomb.png").path
             let script = """
                 import struct, sys, zlib
@@ -43,7 +41,7 @@ extension RealEngineCommandTests {
                 png += chunk(b"IDAT", zlib.compress(row * h, 9)) + chunk(b"IEND", b"")
                 open(sys.argv[1], "wb").write(png)
                 """
-            let (status, output) = try ToolRun.capture("python3", ["-c", script, path])
+            let (status, output) = try await ToolRun.capture("python3", ["-c", script, path])
             guard status == 0 else { throw WaitTimeout("python3 could not write the PNG: \(output)") }
             return try Data(contentsOf: URL(fileURLWithPath: path))
         }
@@ -52,19 +50,19 @@ extension RealEngineCommandTests {
         func hostileServersAreRefused() async throws {
             let directory = try AudioFixtures.makeTemporaryDirectory("hostile")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let server = try FaultHTTPServer()
+            let server = try await FaultHTTPServer()
             defer { server.stop() }
-            server.putGenerated(
+            await server.putGenerated(
                 "/million.xml", head: #"<?xml version="1.0"?><rss version="2.0"><channel><title>Million</title>"#,
                 item: "<item><guid>{n}</guid><enclosure url=\"/{n}\"/></item>\n", count: 1_000_000, tail: "</channel></rss>",
                 contentType: "application/rss+xml")
-            server.put("/laughs.xml", body: Self.billionLaughs, contentType: "application/rss+xml")
-            server.put("/bomb.png", data: try Self.pictureBomb(in: directory), contentType: "image/png")
-            server.put("/good.xml", body: Self.feed(title: "Good Show", episodes: 3, image: server.url("/bomb.png").absoluteString),
+            await server.put("/laughs.xml", body: Self.billionLaughs, contentType: "application/rss+xml")
+            await server.put("/bomb.png", data: try Self.pictureBomb(in: directory), contentType: "image/png")
+            await server.put("/good.xml", body: Self.feed(title: "Good Show", episodes: 3, image: server.url("/bomb.png").absoluteString),
                        contentType: "application/rss+xml")
             let hostile = ["/million.xml", "/laughs.xml"]
 
-            let broker = try MosquittoBroker()
+            let broker = try await MosquittoBroker()
             defer { broker.stop() }
             let watcher = try await ConnectedClient(broker: broker, subscribing: "medianode/hostile/#")
             let started = ContinuousClock.now
@@ -111,12 +109,12 @@ extension RealEngineCommandTests {
         func floodsAreRefusedWithBoundedMemory() async throws {
             let directory = try AudioFixtures.makeTemporaryDirectory("flood")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let server = try FaultHTTPServer()
+            let server = try await FaultHTTPServer()
             defer { server.stop() }
-            server.inject(Array(repeating: .endless(chunk: nil), count: 20), at: "/endless.xml")
-            server.inject(Array(repeating: .contentLength(2_000_000_000), count: 20), at: "/huge-length.xml")
-            server.put("/good.xml", body: Self.feed(title: "Good Show", episodes: 3), contentType: "application/rss+xml")
-            let broker = try MosquittoBroker()
+            await server.inject(Array(repeating: .endless(chunk: nil), count: 20), at: "/endless.xml")
+            await server.inject(Array(repeating: .contentLength(2_000_000_000), count: 20), at: "/huge-length.xml")
+            await server.put("/good.xml", body: Self.feed(title: "Good Show", episodes: 3), contentType: "application/rss+xml")
+            let broker = try await MosquittoBroker()
             defer { broker.stop() }
 
             // The floor: the same node with the good feed alone, sampled the same way for as long.

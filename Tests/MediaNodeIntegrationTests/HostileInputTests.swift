@@ -79,7 +79,7 @@ final class HostileInputTests {
         }
         rig.node.signal(SIGTERM)
         #expect(await rig.node.waitForExit(timeout: .seconds(20)) == 0, "log:\n\(rig.node.log.suffix(3_000))")
-        let check = try ToolRun.capture("sqlite3", [rig.database, "pragma integrity_check"])
+        let check = try await ToolRun.capture("sqlite3", [rig.database, "pragma integrity_check"])
         #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check.output)")
         await rig.client.shutdown()
     }

@@ -44,8 +44,8 @@ struct ListeningSectionsTests {
     @Test("both sections follow the others at the root and say status:noMedia while empty; a track played 5 s is first in Recently Played within 1 s, and the tree is quiet after")
     func recentlyPlayed() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("listening-recent")
-        _ = try ContentRig.makeLibrary(in: directory, seconds: 20)
-        let feed = try TreeTrafficTests.podcast(in: directory, seconds: 20)
+        _ = try await ContentRig.makeLibrary(in: directory, seconds: 20)
+        let feed = try await TreeTrafficTests.podcast(in: directory, seconds: 20)
         let rig = try await ContentRig.start(directory: directory, remoteCatalogs: [feed.path])
         let empty = try await rig.waitForNode([]) { Self.listed($0) == Self.root }
         #expect(Self.listed(empty) == Self.root)
@@ -101,7 +101,7 @@ struct ListeningSectionsTests {
     @Test("like, bookmark and an unmark show in Favorites within 1 s, newest mark first; an item a rescan drops leaves it, and comes back with its file")
     func favorites() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("listening-favorites")
-        _ = try ContentRig.makeLibrary(in: directory, seconds: 20)
+        _ = try await ContentRig.makeLibrary(in: directory, seconds: 20)
         let rig = try await ContentRig.start(directory: directory)
         // Without podcasts: Library, Recently Played, Favorites.
         let favorites = [2]
@@ -145,8 +145,8 @@ struct ListeningSectionsTests {
     @Test("after a restart both lists are still there; playItem by index path queues a section's list from the chosen item; content limits cut them")
     func restartAndPlayFromSection() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("listening-restart")
-        _ = try ContentRig.makeLibrary(in: directory, seconds: 20)
-        let broker = try MosquittoBroker()
+        _ = try await ContentRig.makeLibrary(in: directory, seconds: 20)
+        let broker = try await MosquittoBroker()
         // Alpha's three tracks played past the mark, the last liked.
         var rig = try await ContentRig.start(broker: broker, directory: directory)
         let recent = [1], favorites = [2]

@@ -10,7 +10,7 @@ struct LiveStreamTests {
 
     @Test("an endless Ogg stream plays as live: isLiveStream, no duration, position commands disabled and refused, audio in the WAV")
     func endlessOggStreamIsLive() async throws {
-        let server = try RadioStreamServer()
+        let server = try await RadioStreamServer()
         defer { server.stop() }
         let stations = try await CatalogFileRig.start([
             .init(id: "tone", title: "Tone FM", live: true, uri: server.url("/tone.ogg"),
@@ -57,9 +57,9 @@ struct LiveStreamTests {
 
     @Test("ICY StreamTitle changes update title and artist live, without a track change; the catalog fills what the stream lacks")
     func icyStreamTitle() async throws {
-        let server = try RadioStreamServer()
+        let server = try await RadioStreamServer()
         defer { server.stop() }
-        server.setStreamTitle("First Band - First Song")
+        await server.setStreamTitle("First Band - First Song")
         // ICY metadata is what MP3 radio carries (an Ogg stream names its songs in its own comments).
         let stations = try await CatalogFileRig.start([
             .init(id: "talk", title: "Talk FM", live: true, uri: server.url("/talk.mp3"),
@@ -77,7 +77,7 @@ struct LiveStreamTests {
         #expect(first["albumTitle"] == "Talk FM Live" && first["genre"] == "Talk" && first["releaseDate"] == "2024")
         #expect(first["isLiveStream"] == true && first["playbackDuration"] == nil)
 
-        server.setStreamTitle("Second Band - Second Song")
+        await server.setStreamTitle("Second Band - Second Song")
         let second = try await node.waitUntil(node.topics.nowPlaying, "the second StreamTitle", timeout: 20) {
             $0["title"] == "Second Song"
         }
@@ -86,7 +86,7 @@ struct LiveStreamTests {
         #expect(second["albumTitle"] == "Talk FM Live" && second["genre"] == "Talk")
 
         // A title without "Artist - " is all title; the previous artist does not linger.
-        server.setStreamTitle("Station jingle")
+        await server.setStreamTitle("Station jingle")
         let jingle = try await node.waitUntil(node.topics.nowPlaying, "a StreamTitle without an artist", timeout: 20) {
             $0["title"] == "Station jingle"
         }
@@ -95,7 +95,7 @@ struct LiveStreamTests {
         let events = await node.events()
         #expect(events.filter { $0["type"] == "trackStarted" }.count == 1, "\(events.map(\.jsonString))")
         #expect(!events.contains { $0["type"] == "trackEnded" || $0["type"] == "error" }, "\(events.map(\.jsonString))")
-        let request = try #require(server.requests().first)
+        let request = try await #require(server.requests().first)
         #expect(request.icy, "the node did not ask for ICY metadata: \(request.headers)")
         let rendered = node.renderedSeconds()
         let tone = try node.tone(from: rendered - 1.5, length: 1)

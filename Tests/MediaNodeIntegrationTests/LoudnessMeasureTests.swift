@@ -10,14 +10,14 @@ extension RealEngineCommandTests {
     struct LoudnessMeasureTests {
         @Test("two untagged tracks 20 dB apart play within 1.5 dB of each other once measured; silence gets no loudness; a +60 dB tag is refused and the file measured")
         func measuredTracks() async throws {
-            var library = try ToneLibrary("loudness-measured", tones: [])
+            var library = try await ToneLibrary("loudness-measured", tones: [])
             defer { library.remove() }
             for (name, amplitude, tags) in [("01 loud.ogg", 0.5, [String]()), ("02 quiet.ogg", 0.05, []),
                                             ("03 silent.ogg", 0, []), ("04 absurd.ogg", 0.5, ["replaygain-track-gain=(double)60"])] {
                 var tone = ToneTrack(fileName: name, frequency: 440, seconds: 8, title: name, album: name)
                 tone.amplitude = amplitude
                 tone.extraTags = tags
-                library.files.append(try AudioFixtures.writeTone(tone, in: library.library))
+                library.files.append(try await AudioFixtures.writeTone(tone, in: library.library))
             }
             let node = try await library.start(configure: { $0.loudnessMeasurer = NodeProcess.binaryPath })
             defer { Task { await node.stop() } }

@@ -13,7 +13,7 @@ extension RealEngineCommandTests {
 
         @Test("a tagged track plays at its ReplayGain track gain at once, and now playing and its content item show its loudness")
         func trackGain() async throws {
-            let library = try TaggedLibrary("loudness-track", tracks: [("01 quiet.ogg", 440, 8, "Quiet", ["replaygain-track-gain=(double)-10", "replaygain-track-peak=(double)0.5"])])
+            let library = try await TaggedLibrary("loudness-track", tracks: [("01 quiet.ogg", 440, 8, "Quiet", ["replaygain-track-gain=(double)-10", "replaygain-track-peak=(double)0.5"])])
             defer { library.tones.remove() }
             let node = try await library.tones.start()
             defer { Task { await node.stop() } }
@@ -30,7 +30,7 @@ extension RealEngineCommandTests {
         @Test("--loudness-target off plays the tagged track as it is, and -23 lowers it 5 dB more")
         func targets() async throws {
             for (target, expected) in [(nil, 0.0), (-23.0, -15.0)] as [(Double?, Double)] {
-                let library = try TaggedLibrary("loudness-off", tracks: [("01 quiet.ogg", 440, 6, "Quiet", ["replaygain-track-gain=(double)-10"])])
+                let library = try await TaggedLibrary("loudness-off", tracks: [("01 quiet.ogg", 440, 6, "Quiet", ["replaygain-track-gain=(double)-10"])])
                 defer { library.tones.remove() }
                 let node = try await library.tones.start(configure: { $0.loudnessTarget = target })
                 try await node.waitForState("paused")
@@ -45,7 +45,7 @@ extension RealEngineCommandTests {
         @Test("tracks of one album playing in order use the album gain")
         func albumGain() async throws {
             let album = ["replaygain-album-gain=(double)-4"]
-            let library = try TaggedLibrary("loudness-album", tracks: [
+            let library = try await TaggedLibrary("loudness-album", tracks: [
                 ("01 a.ogg", 440, 6, "A", ["replaygain-track-gain=(double)-10"] + album),
                 ("02 b.ogg", 880, 6, "B", ["replaygain-track-gain=(double)-1"] + album),
             ])
@@ -61,7 +61,7 @@ extension RealEngineCommandTests {
 
         @Test("at a gapless change the next track's gain starts with its first sound")
         func gaplessChange() async throws {
-            let library = try TaggedLibrary("loudness-gapless", tracks: [
+            let library = try await TaggedLibrary("loudness-gapless", tracks: [
                 ("01 quiet.ogg", 440, 2, "Quiet", ["replaygain-track-gain=(double)-12"]),
                 ("02 loud.ogg", 880, 4, "Loud", ["replaygain-track-gain=(double)0"]),
             ], separateAlbums: true)
@@ -84,7 +84,7 @@ extension RealEngineCommandTests {
 
         @Test("no gain drives a full-scale track past full scale: a +6 dB tag without a peak plays it as it is")
         func peakLimit() async throws {
-            let library = try TaggedLibrary(
+            let library = try await TaggedLibrary(
                 "loudness-peak", tracks: [("01 full.ogg", 440, 6, "Full", ["replaygain-track-gain=(double)6"])], amplitude: 1)
             defer { library.tones.remove() }
             let node = try await library.tones.start()
@@ -104,15 +104,15 @@ struct TaggedLibrary {
     var tones: ToneLibrary
 
     init(_ label: String, tracks: [(name: String, frequency: Int, seconds: Double, title: String, tags: [String])],
-         amplitude: Double = 0.5, separateAlbums: Bool = false) throws {
-        tones = try ToneLibrary(label, tones: [])
+         amplitude: Double = 0.5, separateAlbums: Bool = false) async throws {
+        tones = try await ToneLibrary(label, tones: [])
         for track in tracks {
             // One album unless asked otherwise: then each its own, so track gains apply.
             var tone = ToneTrack(fileName: track.name, frequency: track.frequency, seconds: track.seconds, title: track.title,
                                  album: separateAlbums ? "Album \(track.title)" : "Test Album")
             tone.amplitude = amplitude
             tone.extraTags = track.tags
-            tones.files.append(try AudioFixtures.writeTone(tone, in: tones.library))
+            tones.files.append(try await AudioFixtures.writeTone(tone, in: tones.library))
         }
     }
 }

@@ -27,7 +27,7 @@ struct MessageRoutingTests {
 
     @Test("the router takes as long for the 30,000th message as for the first thousands")
     func routingCostStaysFlat() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
         let count = 30_000, batch = 5_000

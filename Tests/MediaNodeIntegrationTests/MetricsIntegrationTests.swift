@@ -46,7 +46,7 @@ final class MetricsIntegrationTests {
 
     @Test("P/metrics is retained, comes within a second of online and every interval, and counts the replies")
     func publishedByTheDaemon() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let (node, client) = try await startNode("metrics1", on: broker)
         let topic = "medianode/metrics1/metrics"
         let online = try await client.first { $0.topic == "medianode/metrics1/status" && $0.payload == Array("online".utf8) }
@@ -77,8 +77,8 @@ final class MetricsIntegrationTests {
 
     @Test("a broker that dies moves the node to the next one: P/metrics follows online there at once, counting two connects and one fail-over")
     func failoverCounted() async throws {
-        let first = try MosquittoBroker()
-        let second = try MosquittoBroker()
+        let first = try await MosquittoBroker()
+        let second = try await MosquittoBroker()
         defer { second.stop() }
         let client = try TestMQTTClient(brokerURL: second.url)
         try await client.connect()
@@ -89,7 +89,7 @@ final class MetricsIntegrationTests {
             "--database", scratch.appendingPathComponent("metrics3.sqlite").path,
         ])
         #expect(await node.waitForLog("connected to \(first.url)"), "\(node.log)")
-        first.kill()
+        await first.kill()
         // At once after `online` on the second broker, not a minute later at the next interval.
         let moved = try await client.first(timeout: .seconds(15)) {
             guard $0.topic == "medianode/metrics3/metrics", let document = try? JSONValue(parsing: $0.payload) else { return false }
@@ -106,7 +106,7 @@ final class MetricsIntegrationTests {
         let prometheus = "/usr/bin/prometheus"
         try #require(FileManager.default.isExecutableFile(atPath: prometheus),
                      "Debian's prometheus is not installed (deploy/install-deps.sh installs it)")
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let nodePort = try MosquittoBroker.freePort()
         let (node, client) = try await startNode("metrics2", on: broker, ["--metrics-listen", "127.0.0.1:\(nodePort)"])
         try await pause("metrics2", count: 4, through: client)
@@ -142,10 +142,8 @@ final class MetricsIntegrationTests {
         server.standardOutput = logHandle
         server.standardError = logHandle
         try server.run()
-        defer {
-            server.terminate()
-            server.waitUntilExit()
-        }
+        // Prometheus is told to stop and left to end by itself: a defer cannot await its exit.
+        defer { server.terminate() }
 
         let query = #"medianode_commands_total{status="noActionableNowPlayingItem",node="metrics2"}"#
         let url = "http://127.0.0.1:\(webPort)/api/v1/query?query="
@@ -155,7 +153,7 @@ final class MetricsIntegrationTests {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline, scraped != expected {
             try await Task.sleep(for: .milliseconds(500))
-            let answer = try ToolRun.capture("/usr/bin/curl", ["-s", "--max-time", "2", url])
+            let answer = try await ToolRun.capture("/usr/bin/curl", ["-s", "--max-time", "2", url])
             lastAnswer = answer.output
             guard answer.status == 0, let document = try? JSONValue(parsing: Array(answer.output.utf8)),
                   let value = document["data"]?["result"]?.arrayValue?.first?["value"]?.arrayValue?.last?.stringValue
@@ -165,7 +163,7 @@ final class MetricsIntegrationTests {
         let prometheusLog = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(scraped == expected, "Prometheus answered \(lastAnswer)\n\(prometheusLog.suffix(2000))")
         // The scrape is what the node's endpoint serves: the same counter, the status as a label.
-        let text = try ToolRun.capture("/usr/bin/curl", ["-s", "http://127.0.0.1:\(nodePort)/metrics"]).output
+        let text = try await ToolRun.capture("/usr/bin/curl", ["-s", "http://127.0.0.1:\(nodePort)/metrics"]).output
         #expect(text.contains(#"medianode_commands_total{status="noActionableNowPlayingItem"} 4"#), "\(text)")
         node.signal(SIGTERM)
         _ = await node.waitForExit()

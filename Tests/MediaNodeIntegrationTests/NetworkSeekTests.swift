@@ -8,17 +8,17 @@ import Testing
 @Suite("Seeking in an episode over a slow network", .serialized)
 struct NetworkSeekTests {
     /// 20 s at 440 Hz, then 100 s at 880 Hz: the tone rendered tells which half plays.
-    static func episodeServer(in directory: URL) throws -> RangeHTTPServer {
-        let episode = try AudioFixtures.writeToneSequence(
+    static func episodeServer(in directory: URL) async throws -> RangeHTTPServer {
+        let episode = try await AudioFixtures.writeToneSequence(
             [(440, 20), (880, 100)], named: "episode.ogg", in: directory)
-        let server = try RangeHTTPServer()
-        server.serve("/episode.ogg", file: episode)
+        let server = try await RangeHTTPServer()
+        await server.serve("/episode.ogg", file: episode)
         // At about 40 times the episode's bitrate, as a podcast host does, rather than all at once: when the
         // whole file has arrived before oggdemux's look at its last page gets going (which, from loopback,
         // happened under load), GStreamer 1.22 gives that look up and keeps its first bitrate estimate as
         // the duration.
-        server.throttle("/episode.ogg", bytesPerSecond: 1_000_000)
-        server.put("/feed.xml", body: """
+        await server.throttle("/episode.ogg", bytesPerSecond: 1_000_000)
+        await server.put("/feed.xml", body: """
             <rss version="2.0"><channel><title>Slow Show</title><item><guid>ep1</guid><title>Episode One</title>\
             <enclosure url="\(server.url("/episode.ogg").absoluteString)" type="audio/ogg"/></item></channel></rss>
             """)
@@ -28,7 +28,7 @@ struct NetworkSeekTests {
     @Test("now playing shows the new place within 3 s and holds it until audio from there plays; the bar never runs ahead")
     func slowSeek() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("network-seek")
-        let server = try Self.episodeServer(in: directory)
+        let server = try await Self.episodeServer(in: directory)
         defer { server.stop() }
         let rig = try await ContentRig.start(
             directory: directory, withLibrary: false, remoteCatalogs: [server.url("/feed.xml").absoluteString])
@@ -41,7 +41,7 @@ struct NetworkSeekTests {
                 isNear($0["playbackDuration"]?.numberValue, 120, within: 0.01)
             }
         } catch {
-            let log = server.requests().map { "\($0.range ?? "-") \($0.status) waited \($0.waited)" }
+            let log = await server.requests().map { "\($0.range ?? "-") \($0.status) waited \($0.waited)" }
             Issue.record("\(error); server log: \(log)")
             await rig.stop()
             return
@@ -50,7 +50,7 @@ struct NetworkSeekTests {
         // Every request the seek sends now waits 1.5 s before the server answers; an Ogg seek over HTTP bisects
         // the file with a dozen or more of them (the server log shows them), so the audio at the new place comes
         // seconds later.
-        server.slowSeeks(on: "/episode.ogg", seconds: 1.5)
+        await server.slowSeeks(on: "/episode.ogg", seconds: 1.5)
         let before = await rig.client.messages(on: node.topics.nowPlaying).count
         let sent = Date()
         try await rig.client.publish(node.topics.command("changePlaybackPosition"), #"{"id":"s","positionTime":90}"#)
@@ -77,7 +77,7 @@ struct NetworkSeekTests {
             heard = isNear(try node.recentTone(length: 0.5), 880)
             if !heard { try await Task.sleep(for: .milliseconds(50)) }
         }
-        let log = server.requests().map { "\($0.range ?? "-") \($0.status) waited \($0.waited)" }
+        let log = await server.requests().map { "\($0.range ?? "-") \($0.status) waited \($0.waited)" }
         #expect(heard, "no 880 Hz audio after the seek; server log: \(log)")
         // From the moment it showed the new place, now playing never claimed the old one.
         let since = await rig.client.messages(on: node.topics.nowPlaying).dropFirst(before)

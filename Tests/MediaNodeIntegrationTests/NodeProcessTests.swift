@@ -25,7 +25,7 @@ final class NodeProcessTests {
 
     /// A node that has published its capabilities, so it takes commands, and a client watching all its topics.
     func nodeShowingCommands() async throws -> (MosquittoBroker, TestMQTTClient, NodeProcess) {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try await watcher(broker, "medianode/proc/#")
         let node = try NodeProcess(arguments: arguments(broker))
         _ = try await watcher.first { $0.topic == "medianode/proc/commands" }
@@ -41,7 +41,7 @@ final class NodeProcessTests {
 
     @Test("kill -9 of the node leaves 'offline' retained through its last will")
     func lastWillOnKill() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try await watcher(broker, "medianode/proc/status")
         let node = try NodeProcess(arguments: arguments(broker))
         _ = try await watcher.first { String(decoding: $0.payload, as: UTF8.self) == "online" }
@@ -59,7 +59,7 @@ final class NodeProcessTests {
 
     @Test("SIGTERM publishes 'offline' retained and the process exits cleanly", arguments: [SIGTERM, SIGINT])
     func cleanShutdown(signal: Int32) async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try await watcher(broker, "medianode/proc/status")
         let node = try NodeProcess(arguments: arguments(broker))
         _ = try await watcher.first { String(decoding: $0.payload, as: UTF8.self) == "online" }
@@ -79,7 +79,7 @@ final class NodeProcessTests {
 
     @Test("an 'offline' another client leaves retained on a running node's status is answered with 'online' within a second; its own at SIGTERM stays")
     func offlineWhileRunningIsAnswered() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try await watcher(broker, "medianode/proc/status")
         let node = try NodeProcess(arguments: arguments(broker))
         _ = try await watcher.first { String(decoding: $0.payload, as: UTF8.self) == "online" }
@@ -113,11 +113,11 @@ final class NodeProcessTests {
 
     @Test("a broker that is down at start is retried, logged once, and the node comes online when it appears")
     func brokerDownAtStart() async throws {
-        let broker = try MosquittoBroker(startNow: false)
+        let broker = try await MosquittoBroker(startNow: false)
         let node = try NodeProcess(arguments: arguments(broker))
         #expect(await node.waitForLog("cannot reach broker"))
         try await Task.sleep(for: .seconds(3))
-        try broker.start()
+        try await broker.start()
         let watcher = try await watcher(broker, "medianode/proc/status")
         let status = try await watcher.first(timeout: .seconds(40)) { $0.topic == "medianode/proc/status" }
         #expect(String(decoding: status.payload, as: UTF8.self) == "online")
@@ -130,7 +130,7 @@ final class NodeProcessTests {
 
     @Test("two nodes with the same id: the one pushed off explains why in its log")
     func duplicateClientID() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let first = try NodeProcess(arguments: arguments(broker, nodeID: "twin"))
         #expect(await first.waitForLog("connected to"))
         let second = try NodeProcess(arguments: arguments(broker, nodeID: "twin"))
@@ -143,13 +143,14 @@ final class NodeProcessTests {
 
     @Test("a full disk under the wav: sink is logged once, the WAV stays valid and the node goes on answering")
     func wavSinkOnFullDisk() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let directory = try AudioFixtures.makeTemporaryDirectory("full-disk")
         defer { try? FileManager.default.removeItem(at: directory) }
         let library = directory.appendingPathComponent("music")
         try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
-        for track in AudioFixtures.album(count: 1, seconds: 8, album: "Full", artist: "Disk", baseFrequency: 440) {
-            _ = try AudioFixtures.writeTone(track, in: library)
+        // Long enough to be still playing when the pause comes, however slowly a loaded machine gets there.
+        for track in AudioFixtures.album(count: 1, seconds: 60, album: "Full", artist: "Disk", baseFrequency: 440) {
+            _ = try await AudioFixtures.writeTone(track, in: library)
         }
         let wav = directory.appendingPathComponent("out.wav")
         // About 4 s of the WAV's 176,400 bytes a second; the small catalog stays below it (a fresh file's
@@ -174,7 +175,7 @@ final class NodeProcessTests {
         let pause = try await watcher.first(timeout: .seconds(20)) {
             $0.topic == "medianode/proc/result" && (try? JSONValue(parsing: $0.payload))?["id"] == "pause"
         }
-        #expect(try JSONValue(parsing: pause.payload)["status"] == "success")
+        #expect(try JSONValue(parsing: pause.payload)["status"] == "success", "\(String(decoding: pause.payload, as: UTF8.self))")
         #expect(node.log.components(separatedBy: "cannot write to").count - 1 == 1, "log: \(node.log)")
         let rendered = try WAVFile(contentsOf: wav)
         #expect(rendered.riffSizeIsConsistent)
@@ -189,7 +190,7 @@ final class NodeProcessTests {
 
     @Test("at start a subscriber sees status and commands before any tree node, and a command sent then is answered")
     func startOrder() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try await watcher(broker, "medianode/proc/#")
         let node = try NodeProcess(arguments: arguments(broker))
         let tree = "medianode/proc/content/tree"
@@ -213,7 +214,7 @@ final class NodeProcessTests {
 
     @Test("a node that cannot start (a sink GStreamer cannot build) exits with the reason and leaves no 'offline' behind")
     func failedStartLeavesNoWill() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let watcher = try await watcher(broker, "medianode/proc/#")
         var arguments = arguments(broker)
         arguments[arguments.firstIndex(of: "fake")!] = "nosuchsinkelement"
@@ -254,11 +255,8 @@ final class NodeProcessTests {
     func answersMosquittoPub() async throws {
         let (broker, watcher, node) = try await nodeShowingCommands()
         defer { broker.stop() }
-        let publish = Process()
-        publish.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
-        publish.arguments = ["-p", String(broker.port), "-t", "medianode/proc/cmd/play", "-n"]
-        try publish.run()
-        publish.waitUntilExit()
+        let publish = try await ToolRun.capture("/usr/bin/mosquitto_pub", ["-p", String(broker.port), "-t", "medianode/proc/cmd/play", "-n"])
+        #expect(publish.status == 0, "mosquitto_pub: \(publish.output)")
         let reply = try await watcher.first { $0.topic == "medianode/proc/result" }
         #expect(try JSONValue(parsing: reply.payload)["command"] == "play")
         node.signal(SIGTERM)

@@ -19,8 +19,8 @@ struct PlayingNode {
         async throws -> PlayingNode {
         let directory = try AudioFixtures.makeTemporaryDirectory("nowplaying")
         let library = directory.appendingPathComponent("music")
-        for track in tracks { try AudioFixtures.writeTone(track, in: library) }
-        if let cover { try AudioFixtures.writeCover(named: "cover.png", width: cover.width, height: cover.height, in: library) }
+        for track in tracks { try await AudioFixtures.writeTone(track, in: library) }
+        if let cover { try await AudioFixtures.writeCover(named: "cover.png", width: cover.width, height: cover.height, in: library) }
         if let coverBytes { FileManager.default.createFile(atPath: library.appendingPathComponent("cover.jpg").path, contents: Data(coverBytes)) }
         let wav = directory.appendingPathComponent("output.wav")
         let running = try await RunningNode.start(libraries: [library.path], sink: "wav:\(wav.path)")
@@ -134,12 +134,12 @@ struct NowPlayingTests {
         for (index, (album, tracks)) in [("First Album", 2), ("Second Album", 1)].enumerated() {
             let folder = music.appendingPathComponent(album)
             for track in 0..<tracks {
-                files.append(try AudioFixtures.writeTone(
+                files.append(try await AudioFixtures.writeTone(
                     ToneTrack(fileName: "track\(track).ogg", frequency: 440 + 220 * index + 110 * track, seconds: 20,
                               title: "\(album) \(track)", album: album),
                     in: folder))
             }
-            try AudioFixtures.writeCover(named: "cover.png", width: 640, height: 640, pattern: index, in: folder)
+            try await AudioFixtures.writeCover(named: "cover.png", width: 640, height: 640, pattern: index, in: folder)
         }
         let running = try await RunningNode.start(libraries: [music.path], sink: "fake")
         let topic = running.topics.nowPlaying

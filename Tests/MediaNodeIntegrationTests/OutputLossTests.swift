@@ -9,7 +9,7 @@ import Testing
 struct OutputLossTests {
     @Test("the chosen audio language is still the one heard after the output was lost and reopened")
     func languageSurvivesOutputLoss() async throws {
-        let library = try ToneLibrary.bilingual("output-loss", seconds: 30)
+        let library = try await ToneLibrary.bilingual("output-loss", seconds: 30)
         defer { library.remove() }
         let receiver = try PCMReceiver()
         defer { receiver.stop() }

@@ -14,12 +14,12 @@ struct PlayItemLaneTests {
     /// seconds, so it takes a couple of seconds before GStreamer has enough to play.
     static func startWithSlowItem() async throws -> (rig: ContentRig, server: FaultHTTPServer, slow: String) {
         let rig = try await ContentRig.start()
-        let server = try FaultHTTPServer()
-        let tone = try AudioFixtures.writeTone(
+        let server = try await FaultHTTPServer()
+        let tone = try await AudioFixtures.writeTone(
             ToneTrack(fileName: "slow.ogg", frequency: 550, seconds: 4, title: "Slow start"),
             in: rig.directory.appendingPathComponent("served"))
-        server.put("/slow.ogg", data: try Data(contentsOf: tone), contentType: "audio/ogg")
-        server.inject(Array(repeating: .drip(seconds: 0.3, chunk: 2048), count: 4), at: "/slow.ogg")
+        await server.put("/slow.ogg", data: try Data(contentsOf: tone), contentType: "audio/ogg")
+        await server.inject(Array(repeating: .drip(seconds: 0.3, chunk: 2048), count: 4), at: "/slow.ogg")
         let catalog = rig.directory.appendingPathComponent("slow.json")
         try Data("""
             {"format": "medianode-catalog", "version": 1, "items": [
@@ -59,7 +59,7 @@ struct PlayItemLaneTests {
             else { return false }
             return document["state"] == "playing" && document["identifier"] == .string(slow)
         }
-        #expect(server.requests().contains { $0.path == "/slow.ogg" })
+        await #expect(server.requests().contains { $0.path == "/slow.ogg" })
         await rig.stop()
     }
 
@@ -75,7 +75,7 @@ struct PlayItemLaneTests {
         #expect(paused["message"]?.stringValue?.contains("before the item started") == true, "\(paused.jsonString)")
 
         // Superseded by a local track: the slow one fails first, then the new one answers success.
-        server.inject(Array(repeating: .drip(seconds: 0.3, chunk: 2048), count: 4), at: "/slow.ogg")
+        await server.inject(Array(repeating: .drip(seconds: 0.3, chunk: 2048), count: 4), at: "/slow.ogg")
         await rig.client.clear()
         try await rig.client.publish(rig.topics.command("playItem"), #"{"id":"slow2","identifier":"\#(slow)"}"#)
         let local = try await rig.request("playItem", #"{"id":"local","indexPath":[0,1,0,0]}"#, id: "local")

@@ -69,11 +69,11 @@ struct PlayItemTests {
 
     @Test("progress is saved on pause, published as playbackProgress, and after a restart playItem resumes there")
     func restartResumesSavedProgress() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         let directory = try AudioFixtures.makeTemporaryDirectory("resume")
         // Long enough that a pause that lands late on a loaded machine is still far from the last 5 s,
         // where a saved position counts as finished and the item starts over.
-        _ = try ContentRig.makeLibrary(in: directory, seconds: 20)
+        _ = try await ContentRig.makeLibrary(in: directory, seconds: 20)
         let first = try await ContentRig.start(broker: broker, directory: directory)
         #expect(try await first.request("playItem", #"{"id":"p","indexPath":[0,1,0,0]}"#, id: "p")["status"] == "success")
         try await Task.sleep(for: .seconds(2))

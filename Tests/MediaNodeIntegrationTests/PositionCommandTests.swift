@@ -8,7 +8,7 @@ extension RealEngineCommandTests {
     struct PositionCommandTests {
         @Test("changePlaybackPosition moves the position and the item ends sooner; another identifier is noSuchContent")
         func changePosition() async throws {
-            let library = try ToneLibrary("position", tones: [(440, 8), (660, 8)])
+            let library = try await ToneLibrary("position", tones: [(440, 8), (660, 8)])
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")
@@ -39,7 +39,7 @@ extension RealEngineCommandTests {
 
         @Test("skipForward and skipBackward move by their interval, or by the first preferred interval")
         func skip() async throws {
-            let library = try ToneLibrary("skip", tones: [(440, 40)])
+            let library = try await ToneLibrary("skip", tones: [(440, 40)])
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")
@@ -76,7 +76,7 @@ extension RealEngineCommandTests {
 
         @Test("a held seekForward advances faster than play, a held seekBackward steps back; endSeeking releases")
         func heldSeeks() async throws {
-            let library = try ToneLibrary("seek", tones: [(440, 40)])
+            let library = try await ToneLibrary("seek", tones: [(440, 40)])
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")

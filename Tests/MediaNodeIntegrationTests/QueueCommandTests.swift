@@ -8,7 +8,7 @@ extension RealEngineCommandTests {
     struct QueueCommandTests {
         @Test("changeRepeatMode and changeShuffleMode adopt the target mode, twice is harmless (S10)")
         func modesAreTargets() async throws {
-            let library = try ToneLibrary("modes", tones: [(440, 10), (550, 10), (660, 10), (770, 10), (880, 10)])
+            let library = try await ToneLibrary("modes", tones: [(440, 10), (550, 10), (660, 10), (770, 10), (880, 10)])
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")
@@ -47,7 +47,7 @@ extension RealEngineCommandTests {
 
         @Test("repeat one replays the item")
         func repeatOne() async throws {
-            let library = try ToneLibrary("repeat-one", tones: [(440, 1.5), (880, 1.5)])
+            let library = try await ToneLibrary("repeat-one", tones: [(440, 1.5), (880, 1.5)])
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")
@@ -68,7 +68,7 @@ extension RealEngineCommandTests {
 
         @Test("with repeat off, playing past the end stops: now playing says stopped, play starts over")
         func repeatOffPastTheEnd() async throws {
-            let library = try ToneLibrary("repeat-off", tones: [(440, 1), (880, 1)])
+            let library = try await ToneLibrary("repeat-off", tones: [(440, 1), (880, 1)])
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")
@@ -88,7 +88,7 @@ extension RealEngineCommandTests {
 
         @Test("stop releases the queue: P/queue empty, now playing stopped, then play has nothing to act on (S8)")
         func stopReleases() async throws {
-            let library = try ToneLibrary("stop", tones: [(440, 10)])
+            let library = try await ToneLibrary("stop", tones: [(440, 10)])
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")
@@ -110,7 +110,7 @@ extension RealEngineCommandTests {
 
         @Test("with nothing loaded the item commands answer noActionableNowPlayingItem and show disabled")
         func nothingLoaded() async throws {
-            let library = try ToneLibrary("empty", tones: [])
+            let library = try await ToneLibrary("empty", tones: [])
             defer { library.remove() }
             let node = try await library.start()
             let commands = try await node.waitUntil(node.topics.commands, "position commands disabled") {

@@ -9,7 +9,7 @@ extension RealEngineCommandTests {
     struct QueueEditingTests {
         @Test("edits show in P/queue and now playing, and what plays next is what the edited queue says")
         func editsAsHeard() async throws {
-            let library = try ToneLibrary("queue-edit", tones: [(440, 12), (660, 12), (880, 12)])
+            let library = try await ToneLibrary("queue-edit", tones: [(440, 12), (660, 12), (880, 12)])
             defer { library.remove() }
             let node = try await library.start()
             defer { Task { await node.stop() } }
@@ -45,7 +45,7 @@ extension RealEngineCommandTests {
 
         @Test("bad edits are refused with a clear message and change nothing")
         func refusals() async throws {
-            let library = try ToneLibrary("queue-refuse", tones: [(440, 10), (660, 10)])
+            let library = try await ToneLibrary("queue-refuse", tones: [(440, 10), (660, 10)])
             defer { library.remove() }
             let node = try await library.start()
             defer { Task { await node.stop() } }

@@ -8,7 +8,7 @@ extension RealEngineCommandTests {
     struct RateCommandTests {
         @Test("at rate 2.0 a 4 s track ends in about 2 s with the same pitch")
         func doubleRate() async throws {
-            let library = try ToneLibrary("rate", tones: [(440, 4)])
+            let library = try await ToneLibrary("rate", tones: [(440, 4)])
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")
@@ -29,7 +29,7 @@ extension RealEngineCommandTests {
 
         @Test("\"next\" cycles 1.0 -> 1.5 -> 2.0 -> 0.5 -> 1.0; off the head unit's set it is hidden yet explicit rates work")
         func cycleAndS17() async throws {
-            let library = try ToneLibrary("cycle", tones: [(440, 20)])
+            let library = try await ToneLibrary("cycle", tones: [(440, 20)])
             defer { library.remove() }
             let node = try await library.start()
             try await node.waitForState("paused")

@@ -17,11 +17,11 @@ struct ReplyAfterStateTests {
         var files: [URL] = []
         for (index, pattern) in [0, 11, 13, 14, 21, 22].enumerated() {
             let folder = music.appendingPathComponent("Album \(index)")
-            files.append(try AudioFixtures.writeTone(
+            files.append(try await AudioFixtures.writeTone(
                 ToneTrack(fileName: "track.ogg", frequency: 440 + 110 * index, seconds: 20, title: "Track \(index)",
                           album: "Album \(index)"),
                 in: folder))
-            try AudioFixtures.writeCover(named: "cover.jpg", width: 4000, height: 3000, pattern: pattern, in: folder)
+            try await AudioFixtures.writeCover(named: "cover.jpg", width: 4000, height: 3000, pattern: pattern, in: folder)
         }
         let wav = directory.appendingPathComponent("out.wav")
         let running = try await RunningNode.start(libraries: [music.path], sink: "wav:\(wav.path)")
@@ -57,7 +57,7 @@ struct ReplyAfterStateTests {
     func nowPlayingBeforePlayAndPauseReplies() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("reply-order-pause")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try AudioFixtures.writeTone(ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 30, title: "A"), in: directory)
+        try await AudioFixtures.writeTone(ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 30, title: "A"), in: directory)
         let running = try await RunningNode.start(libraries: [directory.path], sink: "fake")
         let nowPlaying = running.topics.nowPlaying, result = running.topics.result
         var checkedUpTo = await running.client.received.count

@@ -13,7 +13,7 @@ import Testing
 struct ReplyDeadlineTests {
     @Test("a seek stuck in the engine and the commands queued behind it are each answered commandFailed in time")
     func stalledEngine() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let engine = InMemoryAudioEngine(clock: SystemPlaybackClock())
         let catalog = InMemoryContentCatalog()

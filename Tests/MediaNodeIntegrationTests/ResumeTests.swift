@@ -8,7 +8,6 @@ import Testing
 import Glibc
 #endif
 
-// Nested in the serialized parent of the audio suites: these restart real daemons that play into WAV files.
 extension RealEngineCommandTests {
     /// The car switched off and on: the real daemon stopped (SIGTERM or SIGKILL) and started again on the
     /// same catalog file, its output heard in a WAV file.
@@ -34,9 +33,9 @@ extension RealEngineCommandTests {
                 let library = directory.appendingPathComponent("music")
                 self.directory = directory
                 self.library = library
-                tracks = try AudioFixtures.album(count: 3, seconds: 20, album: "Ignition", artist: "Key")
-                    .map { try AudioFixtures.writeTone($0, in: library) }
-                broker = try MosquittoBroker()
+                tracks = try await AudioFixtures.album(count: 3, seconds: 20, album: "Ignition", artist: "Key")
+                    .asyncMap { try await AudioFixtures.writeTone($0, in: library) }
+                broker = try await MosquittoBroker()
                 watcher = try TestMQTTClient(brokerURL: broker.url)
                 try await watcher.connect()
                 try await watcher.subscribeAndSettle("\(prefix)/#")
@@ -240,7 +239,7 @@ extension RealEngineCommandTests {
         func liveStream() async throws {
             let car = try await Car()
             defer { Task { await car.close() } }
-            let server = try RadioStreamServer()
+            let server = try await RadioStreamServer()
             defer { server.stop() }
             let catalog = car.directory.appendingPathComponent("stations.json")
             let document: JSONValue = [
@@ -262,14 +261,14 @@ extension RealEngineCommandTests {
             #expect(reply["status"] == "success", "\(reply.jsonString)")
             try await Task.sleep(for: .seconds(1))
             await car.stop(first, with: SIGTERM)
-            let requestsBefore = server.requests().count
+            let requestsBefore = await server.requests().count
 
             let second = try await car.start(["--catalog", catalog.path])
             let nowPlaying = try await car.first("nowplaying")
             #expect(nowPlaying["state"] == "paused" && nowPlaying["identifier"] == .string(station), "\(nowPlaying.jsonString)")
             #expect(nowPlaying["isLiveStream"] == true)
             try await Task.sleep(for: .seconds(1))
-            #expect(server.requests().count == requestsBefore, "the stream was connected to before play")
+            await #expect(server.requests().count == requestsBefore, "the stream was connected to before play")
             #expect(try await car.send("play")["status"] == "success")
             _ = try await car.first("nowplaying") { $0["state"] == "playing" }
             try await Task.sleep(for: .seconds(3))
@@ -287,7 +286,7 @@ extension RealEngineCommandTests {
             try await car.play(track: 0)
             await car.stop(first, with: SIGTERM)
             let database = car.directory.appendingPathComponent("catalog.sqlite").path
-            let damage = try ToolRun.capture("sqlite3", [database, "UPDATE play_state SET elapsed = 'half way', context = x'ff00'"])
+            let damage = try await ToolRun.capture("sqlite3", [database, "UPDATE play_state SET elapsed = 'half way', context = x'ff00'"])
             #expect(damage.status == 0, "\(damage.output)")
 
             let second = try await car.start()

@@ -71,8 +71,8 @@ struct RetainedStateTests {
     @Test("after the broker is killed and restarted on the same port the node republishes its retained state")
     func republishesAfterBrokerRestart() async throws {
         let running = try await RunningNode.start()
-        running.broker.kill()
-        try running.broker.start()
+        await running.broker.kill()
+        try await running.broker.start()
         // The restarted broker has no persistence: anything on these topics now, the node sent again. It arrives
         // retained if the node got there before this subscriber, live (retain flag clear) if after.
         let fresh = try TestMQTTClient(brokerURL: running.broker.url)

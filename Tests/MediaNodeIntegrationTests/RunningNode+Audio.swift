@@ -118,13 +118,13 @@ struct ToneLibrary {
     let wav: URL
     var files: [URL] = []
 
-    init(_ label: String, tones: [(frequency: Int, seconds: Double)]) throws {
+    init(_ label: String, tones: [(frequency: Int, seconds: Double)]) async throws {
         directory = try AudioFixtures.makeTemporaryDirectory(label)
         library = directory.appendingPathComponent("library")
         wav = directory.appendingPathComponent("out.wav")
         try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
         for (index, tone) in tones.enumerated() {
-            files.append(try AudioFixtures.writeTone(
+            files.append(try await AudioFixtures.writeTone(
                 ToneTrack(fileName: String(format: "%02d tone %d.ogg", index + 1, tone.frequency),
                           frequency: tone.frequency, seconds: tone.seconds, title: "Tone \(tone.frequency)"),
                 in: library))
@@ -133,9 +133,9 @@ struct ToneLibrary {
 
     /// One file with two audio streams: English at 440 Hz and German at 880 Hz, so the tone heard tells
     /// which language plays.
-    static func bilingual(_ label: String, seconds: Double) throws -> ToneLibrary {
-        let library = try ToneLibrary(label, tones: [])
-        try AudioFixtures.writeMultiLanguage(
+    static func bilingual(_ label: String, seconds: Double) async throws -> ToneLibrary {
+        let library = try await ToneLibrary(label, tones: [])
+        try await AudioFixtures.writeMultiLanguage(
             streams: [(language: "en", frequency: 440), (language: "de", frequency: 880)], seconds: seconds,
             in: library.library)
         return library

@@ -41,7 +41,7 @@ struct RunningNode {
         libraries: [String], sink: String?, catalogFile: URL? = nil, afterScan: () throws -> Void = {},
         configure: (inout NodeConfiguration) -> Void = { _ in }
     ) async throws -> RunningNode {
-        let broker = try broker ?? MosquittoBroker()
+        let broker = if let broker { broker } else { try await MosquittoBroker() }
         let catalog: LibraryCatalog? = libraries.isEmpty ? nil : try await LibraryCatalog.scan(
             libraries, into: catalogFile?.deletingLastPathComponent() ?? broker.directory,
             named: catalogFile?.lastPathComponent)

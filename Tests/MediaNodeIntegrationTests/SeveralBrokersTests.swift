@@ -4,8 +4,6 @@ import MediaJSON
 import MediaNodeTesting
 import Testing
 
-// Nested in the serialized parent of the audio suites, as the broker restart tests: these kill brokers and
-// nodes while the node plays.
 extension RealEngineCommandTests {
     /// A vehicle gateway or fleet backend runs more than one broker: the node must follow them as they go
     /// down and come back, with its whole state on the one it uses and its commands answered there once.
@@ -17,11 +15,11 @@ extension RealEngineCommandTests {
             let node: NodeProcess
             let prefix: String
 
-            init(id: String, brokers: [MosquittoBroker], extra: [String] = []) throws {
+            init(id: String, brokers: [MosquittoBroker], extra: [String] = []) async throws {
                 directory = try AudioFixtures.makeTemporaryDirectory("brokers-\(id)")
                 let library = directory.appendingPathComponent("music")
                 for track in AudioFixtures.album(count: 2, seconds: 4, album: "Failover", artist: "Brokers") {
-                    _ = try AudioFixtures.writeTone(track, in: library)
+                    _ = try await AudioFixtures.writeTone(track, in: library)
                 }
                 prefix = "medianode/\(id)"
                 node = try NodeProcess(arguments: brokers.flatMap { ["--broker", $0.url] } + [
@@ -55,7 +53,7 @@ extension RealEngineCommandTests {
 
         /// Sends commands on `client`'s broker for a second, waits, and returns how many replies each got.
         static func answerCounts(_ client: ConnectedClient, prefix: String, round: Int) async throws -> [String: Int] {
-            let sent = await client.send(prefix: prefix, round: round, for: .seconds(1))
+            let sent = await client.send(prefix: prefix, round: round, for: .seconds(1), minimum: 10)
             try await Task.sleep(for: .seconds(2))
             let replies = await client.client.messages(on: "\(prefix)/result")
                 .compactMap { try? JSONValue(parsing: $0.payload)["id"]?.stringValue }
@@ -66,9 +64,9 @@ extension RealEngineCommandTests {
 
         @Test("the first broker killed: within seconds the second has every retained topic and answers commands once; when the first is back the node returns, online there, and no offline lands on the second")
         func failoverAndFailback() async throws {
-            let first = try MosquittoBroker(), second = try MosquittoBroker()
+            let first = try await MosquittoBroker(), second = try await MosquittoBroker()
             defer { first.stop(); second.stop() }
-            let playing = try PlayingNode(id: "twin", brokers: [first, second], extra: ["--failback-interval", "1"])
+            let playing = try await PlayingNode(id: "twin", brokers: [first, second], extra: ["--failback-interval", "1"])
             defer { playing.remove() }
             let prefix = playing.prefix
 
@@ -79,7 +77,7 @@ extension RealEngineCommandTests {
             #expect(await onSecond.client.messages(on: "\(prefix)/status").isEmpty)
 
             let killedAt = ContinuousClock.now
-            first.kill()
+            await first.kill()
             let moved = try await onSecond.retainedStateArrives(prefix: prefix, since: killedAt)
             #expect(moved < .seconds(5), "retained state on the second broker after \(moved)")
             let counts = try await Self.answerCounts(onSecond, prefix: prefix, round: 1)
@@ -89,7 +87,7 @@ extension RealEngineCommandTests {
             }
 
             let restartedAt = ContinuousClock.now
-            try first.start()
+            try await first.start()
             let back = try await ConnectedClient(broker: first, subscribing: "\(prefix)/#")
             let returned = try await back.retainedStateArrives(prefix: prefix, since: restartedAt)
             #expect(returned < .seconds(10), "retained state back on the first broker after \(returned)")
@@ -123,9 +121,9 @@ extension RealEngineCommandTests {
 
         @Test("the last will goes with every connection: killed while on the second broker, the node is offline there")
         func willOnTheSecondBroker() async throws {
-            let first = try MosquittoBroker(), second = try MosquittoBroker()
+            let first = try await MosquittoBroker(), second = try await MosquittoBroker()
             defer { first.stop(); second.stop() }
-            let playing = try PlayingNode(id: "willed", brokers: [first, second])
+            let playing = try await PlayingNode(id: "willed", brokers: [first, second])
             defer { playing.remove() }
             let prefix = playing.prefix
             let onFirst = try await ConnectedClient(broker: first, subscribing: "\(prefix)/status")
@@ -133,7 +131,7 @@ extension RealEngineCommandTests {
                 $0.topic == "\(prefix)/status" && String(decoding: $0.payload, as: UTF8.self) == "online"
             }
             let onSecond = try await ConnectedClient(broker: second, subscribing: "\(prefix)/status")
-            first.kill()
+            await first.kill()
             _ = try await onSecond.client.first(timeout: .seconds(10)) {
                 String(decoding: $0.payload, as: UTF8.self) == "online"
             }
@@ -149,7 +147,7 @@ extension RealEngineCommandTests {
 
         @Test("a config file's broker list: with the first down the node comes up on the second, and moves to the first once it starts")
         func configFileList() async throws {
-            let first = try MosquittoBroker(startNow: false), second = try MosquittoBroker()
+            let first = try await MosquittoBroker(startNow: false), second = try await MosquittoBroker()
             defer { first.stop(); second.stop() }
             let directory = try AudioFixtures.makeTemporaryDirectory("brokers-config")
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -171,7 +169,7 @@ extension RealEngineCommandTests {
             let reply = try await onSecond.reply(prefix: prefix, id: "listed")
             #expect(reply["status"] == "success", "\(reply.jsonString)")
 
-            try first.start()
+            try await first.start()
             let onFirst = try await ConnectedClient(broker: first, subscribing: "\(prefix)/#")
             _ = try await onFirst.client.first(timeout: .seconds(10)) {
                 $0.topic == "\(prefix)/status" && String(decoding: $0.payload, as: UTF8.self) == "online"
@@ -183,7 +181,7 @@ extension RealEngineCommandTests {
 
         @Test("a node id with a dot is refused at start with an error that names it; nothing is published")
         func nodeIDWithADot() async throws {
-            let broker = try MosquittoBroker()
+            let broker = try await MosquittoBroker()
             defer { broker.stop() }
             let watcher = try await ConnectedClient(broker: broker, subscribing: "#")
             let directory = try AudioFixtures.makeTemporaryDirectory("brokers-id")
@@ -204,7 +202,7 @@ extension RealEngineCommandTests {
         func refusedSubscription() async throws {
             let directory = try AudioFixtures.makeTemporaryDirectory("brokers-refused")
             defer { try? FileManager.default.removeItem(at: directory) }
-            let broker = try Self.broker(refusingSubscriptionTo: "medianode/refused/cmd/+", in: directory)
+            let broker = try await Self.broker(refusingSubscriptionTo: "medianode/refused/cmd/+", in: directory)
             defer { broker.stop() }
             let prefix = "medianode/refused"
             let watcher = try await ConnectedClient(broker: broker, subscribing: "\(prefix)/#")
@@ -219,7 +217,7 @@ extension RealEngineCommandTests {
             #expect((2...5).contains(retries), "asked again at QoS 0 \(retries) times in about 3 s: \(node.log)")
             #expect(await watcher.client.messages(on: "\(prefix)/status").isEmpty, "online while it cannot hear commands")
 
-            let granted = try ToolRun.capture("/usr/bin/mosquitto_ctrl", [
+            let granted = try await ToolRun.capture("/usr/bin/mosquitto_ctrl", [
                 "-p", "\(broker.port)", "-u", "admin", "-P", "adminpw",
                 "dynsec", "removeRoleACL", "refused", "subscribeLiteral", "\(prefix)/cmd/+"])
             #expect(granted.status == 0, "\(granted.output)")
@@ -237,7 +235,7 @@ extension RealEngineCommandTests {
             let directory = try AudioFixtures.makeTemporaryDirectory("brokers-refused-status")
             defer { try? FileManager.default.removeItem(at: directory) }
             let prefix = "medianode/nostatus"
-            let broker = try Self.broker(refusingSubscriptionTo: "\(prefix)/status", in: directory)
+            let broker = try await Self.broker(refusingSubscriptionTo: "\(prefix)/status", in: directory)
             defer { broker.stop() }
             let watcher = try await ConnectedClient(broker: broker, subscribing: "\(prefix)/#")
             let node = try NodeProcess(arguments: [
@@ -259,9 +257,9 @@ extension RealEngineCommandTests {
 
         /// A mosquitto whose dynamic security plugin refuses subscribing to `filter` and allows everything else
         /// (its plain ACL file grants every subscription and filters what it delivers instead).
-        static func broker(refusingSubscriptionTo filter: String, in directory: URL) throws -> MosquittoBroker {
+        static func broker(refusingSubscriptionTo filter: String, in directory: URL) async throws -> MosquittoBroker {
             let security = directory.appendingPathComponent("dynamic-security.json")
-            let initialized = try ToolRun.capture("/usr/bin/mosquitto_ctrl", ["dynsec", "init", security.path, "admin", "adminpw"])
+            let initialized = try await ToolRun.capture("/usr/bin/mosquitto_ctrl", ["dynsec", "init", security.path, "admin", "adminpw"])
             #expect(initialized.status == 0, "\(initialized.output)")
             var document = try #require(
                 try JSONSerialization.jsonObject(with: Data(contentsOf: security)) as? [String: Any])
@@ -281,7 +279,7 @@ extension RealEngineCommandTests {
                 ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []).map { "/usr/lib/\($0)/mosquitto_dynamic_security.so" }
                     .first { FileManager.default.fileExists(atPath: $0) },
                 "mosquitto's dynamic security plugin is not installed")
-            return try MosquittoBroker(extraConfiguration: [
+            return try await MosquittoBroker(extraConfiguration: [
                 "plugin \(plugin)",
                 "plugin_opt_config_file \(security.path)",
             ])

@@ -9,7 +9,7 @@ extension RealEngineCommandTests {
     struct SpeedVolumeTests {
         @Test("with --speed-volume 6, 0, 100 and 300 km/h are heard 0, +6 and +12 dB up, each reached by a ramp without steps")
         func speedsAreHeard() async throws {
-            let library = try ToneLibrary("speed-volume", tones: [(440, 60)])
+            let library = try await ToneLibrary("speed-volume", tones: [(440, 60)])
             defer { library.remove() }
             let node = try await library.start(configure: { $0.speedVolume = 6 })
             defer { Task { await node.stop() } }
@@ -44,7 +44,7 @@ extension RealEngineCommandTests {
 
         @Test("a speed of -5, 1e300 or a string, or a context without one, means 0 dB")
         func badSpeeds() async throws {
-            let library = try ToneLibrary("speed-volume-bad", tones: [(440, 10)])
+            let library = try await ToneLibrary("speed-volume-bad", tones: [(440, 10)])
             defer { library.remove() }
             let node = try await library.start(configure: { $0.speedVolume = 6 })
             defer { Task { await node.stop() } }

@@ -10,10 +10,10 @@ struct TreeArtworkTests {
     @Test("every artwork topic of a published node holds its picture, retained; a cover over 256 KiB is scaled down first")
     func artworkTopicsHoldPictures() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("tree-artwork")
-        let library = try ContentRig.makeLibrary(in: directory)
-        let small = try Data(contentsOf: AudioFixtures.writeCover(
+        let library = try await ContentRig.makeLibrary(in: directory)
+        let small = try await Data(contentsOf: AudioFixtures.writeCover(
             width: 300, height: 300, in: library.appendingPathComponent("Alpha")))
-        let huge = try Data(contentsOf: AudioFixtures.writeCover(
+        let huge = try await Data(contentsOf: AudioFixtures.writeCover(
             width: 3000, height: 3000, pattern: 1, in: library.appendingPathComponent("Beta")))
         #expect(huge.count > 1 << 20, "the fixture is only \(huge.count) bytes")
         let rig = try await ContentRig.start(directory: directory)
@@ -47,8 +47,8 @@ struct TreeArtworkTests {
     @Test("contentItem's artwork topic holds the picture even for an item no published node lists")
     func contentItemArtwork() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("item-artwork")
-        let library = try ContentRig.makeLibrary(in: directory)
-        _ = try AudioFixtures.writeCover(width: 200, height: 200, pattern: 2, in: library.appendingPathComponent("Beta"))
+        let library = try await ContentRig.makeLibrary(in: directory)
+        _ = try await AudioFixtures.writeCover(width: 200, height: 200, pattern: 2, in: library.appendingPathComponent("Beta"))
         // Only the root is published, so no node lists Beta's tracks.
         let rig = try await ContentRig.start(directory: directory, content: .init(publishedDepth: 0))
         let albums = try await rig.request("browse", #"{"id":"a","indexPath":[0,1],"limit":1}"#, id: "a")
@@ -65,10 +65,10 @@ struct TreeArtworkTests {
     @Test("a tree item's artwork gives topic, mimeType, width and height, as now playing does, true of the picture on the topic")
     func artworkReferencesCarryTypeAndSize() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("artwork-format")
-        let library = try ContentRig.makeLibrary(in: directory)
-        _ = try AudioFixtures.writeCover(
+        let library = try await ContentRig.makeLibrary(in: directory)
+        _ = try await AudioFixtures.writeCover(
             named: "cover.png", width: 300, height: 200, in: library.appendingPathComponent("Alpha"))
-        _ = try AudioFixtures.writeCover(width: 3000, height: 3000, pattern: 1, in: library.appendingPathComponent("Beta"))
+        _ = try await AudioFixtures.writeCover(width: 3000, height: 3000, pattern: 1, in: library.appendingPathComponent("Beta"))
         let rig = try await ContentRig.start(directory: directory)
         let albums = try #require(try await rig.waitForNode([0, 1]) { $0?["children"]?[1] != nil })
         // Alpha's PNG is published as it is; Beta's 3000 px JPEG is over 256 KiB and published scaled down.

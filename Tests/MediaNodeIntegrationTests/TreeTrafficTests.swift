@@ -11,8 +11,8 @@ import Testing
 @Suite("The content tree is quiet during steady playback", .serialized)
 struct TreeTrafficTests {
     /// A feed of one episode, `seconds` long, served from a file.
-    static func podcast(in directory: URL, seconds: Double) throws -> URL {
-        let episode = try AudioFixtures.writeTone(
+    static func podcast(in directory: URL, seconds: Double) async throws -> URL {
+        let episode = try await AudioFixtures.writeTone(
             ToneTrack(fileName: "episode.ogg", frequency: 550, seconds: seconds, title: "Episode"), in: directory)
         let feed = directory.appendingPathComponent("feed.xml")
         try """
@@ -37,7 +37,7 @@ struct TreeTrafficTests {
     @Test("music: after the 5 s mark an album track publishes nothing on the tree; a pause republishes Recently Played alone")
     func musicIsSilent() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("traffic-music")
-        _ = try ContentRig.makeLibrary(in: directory, seconds: 20)
+        _ = try await ContentRig.makeLibrary(in: directory, seconds: 20)
         let rig = try await ContentRig.start(directory: directory)
         // Songs ([0, 2]) lists the track, and is published at start.
         _ = try await rig.waitForNode([0, 2]) { $0?["children"]?[0] != nil }
@@ -58,7 +58,7 @@ struct TreeTrafficTests {
     @Test("podcast: no update while the position moves less than a minute; pause republishes the feed and Recently Played once with the new progress")
     func podcastUpdatesOnPause() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("traffic-podcast")
-        let feed = try Self.podcast(in: directory, seconds: 30)
+        let feed = try await Self.podcast(in: directory, seconds: 30)
         let rig = try await ContentRig.start(directory: directory, withLibrary: false, remoteCatalogs: [feed.path])
         // Podcasts > Quiet Show, published at start with its episode.
         let show = try await rig.waitForNode([0, 0]) { $0?["children"]?[0] != nil }
@@ -82,7 +82,7 @@ struct TreeTrafficTests {
     @Test("podcast: a shutdown while an episode plays republishes the feed with the saved position, before offline")
     func podcastUpdatesOnShutdown() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("traffic-shutdown")
-        let feed = try Self.podcast(in: directory, seconds: 30)
+        let feed = try await Self.podcast(in: directory, seconds: 30)
         let rig = try await ContentRig.start(directory: directory, withLibrary: false, remoteCatalogs: [feed.path])
         _ = try await rig.waitForNode([0, 0]) { $0?["children"]?[0] != nil }
         #expect(try await rig.request("playItem", #"{"id":"p","indexPath":[0,0,0]}"#, id: "p")["status"] == "success")
@@ -103,7 +103,7 @@ struct TreeTrafficTests {
     @Test("podcast: while playing, the feed is republished only when its progress moved by the step, never on every save")
     func podcastUpdatesByStep() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("traffic-step")
-        let feed = try Self.podcast(in: directory, seconds: 40)
+        let feed = try await Self.podcast(in: directory, seconds: 40)
         // A 2 s step stands in for the minute, so the test needs seconds, not minutes.
         let settings = ContentSettings(progressInterval: .milliseconds(500), progressStep: .seconds(2))
         let rig = try await ContentRig.start(

@@ -4,7 +4,6 @@ import MediaJSON
 import MediaNodeTesting
 import Testing
 
-// Nested in the serialized parent of the audio suites, as the other broker tests: it plays, and kills brokers.
 extension RealEngineCommandTests {
     /// A vehicle usually runs its own broker, bridged to the fleet's: the car works with no network, and the
     /// fleet sees and commands the node whenever the link is up. This runs deploy/bridge's vehicle broker and
@@ -20,8 +19,8 @@ extension RealEngineCommandTests {
                                      "content/tree/0", "content/tree/0/1"].map { "\(prefix)/\($0)" }
 
         /// deploy/bridge/vehicle-mosquitto.conf, bridged to `fleet` over TLS with `fixtures`' CA.
-        static func vehicleBroker(fleet: MosquittoBroker, fixtures: BrokerSecurityFixtures) throws -> MosquittoBroker {
-            try MosquittoBroker { port, _ in
+        static func vehicleBroker(fleet: MosquittoBroker, fixtures: BrokerSecurityFixtures) async throws -> MosquittoBroker {
+            try await MosquittoBroker { port, _ in
                 try DeployExamples.text("bridge/vehicle-mosquitto.conf", replacing: [
                     "listener 1883 127.0.0.1": "listener \(port) 127.0.0.1",
                     "address fleet.example.com:8883": "address 127.0.0.1:\(fleet.port)",
@@ -67,14 +66,14 @@ extension RealEngineCommandTests {
         func bridgedNode() async throws {
             let scratch = try AudioFixtures.makeTemporaryDirectory("bridge")
             defer { try? FileManager.default.removeItem(at: scratch) }
-            let fixtures = try BrokerSecurityFixtures(in: scratch, users: Self.users)
-            let fleet = try DeployExamples.productionBroker(fixtures: fixtures, scratch: scratch)
+            let fixtures = try await BrokerSecurityFixtures(in: scratch, users: Self.users)
+            let fleet = try await DeployExamples.productionBroker(fixtures: fixtures, scratch: scratch)
             defer { fleet.stop() }
-            let vehicle = try Self.vehicleBroker(fleet: fleet, fixtures: fixtures)
+            let vehicle = try await Self.vehicleBroker(fleet: fleet, fixtures: fixtures)
             defer { vehicle.stop() }
             let library = scratch.appendingPathComponent("music")
             for track in AudioFixtures.album(count: 2, seconds: 6, album: "Bridged", artist: "Vehicle") {
-                _ = try AudioFixtures.writeTone(track, in: library)
+                _ = try await AudioFixtures.writeTone(track, in: library)
             }
             let node = try NodeProcess(arguments: [
                 "--broker", vehicle.url, "--node-id", "car1", "--audio-sink", "fake", "--library", library.path,
@@ -125,7 +124,7 @@ extension RealEngineCommandTests {
             await dashboard.disconnect()
 
             // The link cut: the fleet broker dies, and with it every retained message it held (no save on SIGKILL).
-            fleet.kill()
+            await fleet.kill()
             #expect(!FileManager.default.fileExists(atPath: fleet.directory.appendingPathComponent("mosquitto.db").path))
             // The car goes on without it: the head unit turns the volume down meanwhile.
             try await headUnit.publish("\(prefix)/cmd/changeVolume", #"{"id":"offline","volume":0.3}"#)
@@ -133,7 +132,7 @@ extension RealEngineCommandTests {
             _ = try await headUnit.first { $0.topic == "\(prefix)/volume" && (try? JSONValue(parsing: $0.payload))?["volume"] == 0.3 }
             try await Task.sleep(for: .seconds(1))
             let restoredAt = ContinuousClock.now
-            try fleet.start()
+            try await fleet.start()
 
             // A dashboard on the restarted, empty fleet broker gets the node's current state: mosquitto sends
             // the retained topics under the bridge's `out` pattern again when the bridge reconnects.
@@ -152,7 +151,7 @@ extension RealEngineCommandTests {
             _ = try await later.first { $0.topic == "\(prefix)/volume" && (try? JSONValue(parsing: $0.payload))?["volume"] == 0.5 }
 
             // The vehicle out of reach: the fleet keeps the node's last `online`, and the link says `0`.
-            vehicle.kill()
+            await vehicle.kill()
             _ = try await later.first { $0.topic == Self.link && Self.text($0) == "0" }
             #expect(Self.text(await later.latest(on: "\(prefix)/status")) == "online")
             #expect(node.process.isRunning, "\(node.log)")

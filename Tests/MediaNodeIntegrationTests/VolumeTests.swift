@@ -9,7 +9,7 @@ extension RealEngineCommandTests {
     struct VolumeTests {
         @Test("changeVolume lowers the output by the cube of the level, mute is digital silence, and both show on P/volume")
         func levelAndMute() async throws {
-            let library = try ToneLibrary("volume", tones: [(440, 40)])
+            let library = try await ToneLibrary("volume", tones: [(440, 40)])
             defer { library.remove() }
             let node = try await library.start()
             defer { Task { await node.stop() } }
@@ -51,7 +51,7 @@ extension RealEngineCommandTests {
 
         @Test("up and down step by volumeStep and stop at the ends; a duck never changes volume; bad values change nothing")
         func stepsDuckAndRefusals() async throws {
-            let library = try ToneLibrary("volume-steps", tones: [(440, 20)])
+            let library = try await ToneLibrary("volume-steps", tones: [(440, 20)])
             defer { library.remove() }
             let node = try await library.start()
             defer { Task { await node.stop() } }
@@ -85,7 +85,7 @@ extension RealEngineCommandTests {
 
         @Test("the level is kept in the catalog file across a restart; mute is not")
         func keptAcrossRestart() async throws {
-            let library = try ToneLibrary("volume-restart", tones: [(440, 10)])
+            let library = try await ToneLibrary("volume-restart", tones: [(440, 10)])
             defer { library.remove() }
             let first = try await library.start(keepingCatalog: true)
             try await first.waitForState("paused")

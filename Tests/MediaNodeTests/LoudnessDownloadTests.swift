@@ -14,7 +14,7 @@ struct LoudnessDownloadTests {
         let directory = try AudioFixtures.makeTemporaryDirectory("loudness-downloads")
         defer { try? FileManager.default.removeItem(at: directory) }
         let folder = directory.appendingPathComponent("downloads")
-        let copy = try AudioFixtures.writeTone(ToneTrack(fileName: "episode.ogg", frequency: 440, seconds: 2, title: "Episode"), in: folder)
+        let copy = try await AudioFixtures.writeTone(ToneTrack(fileName: "episode.ogg", frequency: 440, seconds: 2, title: "Episode"), in: folder)
         let database = try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path)
         try await database.saveDownload(DownloadRecord(
             identifier: "episode:1", url: "http://example.invalid/episode.ogg", fileName: "episode.ogg", status: .downloaded))
@@ -35,7 +35,7 @@ struct LoudnessDownloadTests {
         let directory = try AudioFixtures.makeTemporaryDirectory("loudness-service")
         defer { try? FileManager.default.removeItem(at: directory) }
         let folder = directory.appendingPathComponent("downloads")
-        let copy = try AudioFixtures.writeTone(ToneTrack(fileName: "episode.ogg", frequency: 440, seconds: 2, title: "Episode"), in: folder)
+        let copy = try await AudioFixtures.writeTone(ToneTrack(fileName: "episode.ogg", frequency: 440, seconds: 2, title: "Episode"), in: folder)
         let database = try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path)
         try await database.saveDownload(DownloadRecord(
             identifier: "episode:1", url: "http://example.invalid/episode.ogg", fileName: "episode.ogg", status: .downloaded))

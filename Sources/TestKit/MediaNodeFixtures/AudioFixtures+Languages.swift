@@ -8,7 +8,7 @@ extension AudioFixtures {
     public static func writeMultiLanguage(
         named name: String = "languages.ogg", streams: [(language: String, frequency: Int)], seconds: Double,
         in directory: URL
-    ) throws -> URL {
+    ) async throws -> URL {
         let url = directory.appendingPathComponent(name)
         let buffers = max(1, Int((seconds * 100).rounded()))
         var arguments = ["-q", "oggmux", "name=mux", "!", "filesink", "location=\(url.path)"]
@@ -20,7 +20,7 @@ extension AudioFixtures {
                 "vorbisenc", "!", "mux.",
             ]
         }
-        try run("gst-launch-1.0", arguments)
+        try await run("gst-launch-1.0", arguments)
         return url
     }
 }

@@ -10,7 +10,7 @@ extension AudioFixtures {
 
     /// Embeds `image` (JPEG or PNG bytes) in the Ogg Vorbis file at `audio` as a METADATA_BLOCK_PICTURE
     /// comment, the way taggers store cover art in Ogg, with vorbis-tools' `vorbiscomment`.
-    public static func embedPicture(_ image: Data, type: PictureType = .frontCover, in audio: URL) throws {
+    public static func embedPicture(_ image: Data, type: PictureType = .frontCover, in audio: URL) async throws {
         let mimeType = image.starts(with: [0x89, 0x50, 0x4E, 0x47]) ? "image/png" : "image/jpeg"
         // The FLAC picture block: big-endian lengths; width, height, depth and colours may be zero (unknown).
         var block = Data()
@@ -26,6 +26,6 @@ extension AudioFixtures {
             .appendingPathComponent(".\(audio.lastPathComponent).comments")
         defer { try? FileManager.default.removeItem(at: comments) }
         try Data(("METADATA_BLOCK_PICTURE=" + block.base64EncodedString() + "\n").utf8).write(to: comments)
-        try run("vorbiscomment", ["-a", "-R", "-c", comments.path, audio.path])
+        try await run("vorbiscomment", ["-a", "-R", "-c", comments.path, audio.path])
     }
 }

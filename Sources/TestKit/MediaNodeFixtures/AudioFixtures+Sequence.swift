@@ -8,7 +8,7 @@ extension AudioFixtures {
     @discardableResult
     public static func writeToneSequence(
         _ parts: [(frequency: Int, seconds: Double)], named fileName: String, in directory: URL
-    ) throws -> URL {
+    ) async throws -> URL {
         let url = directory.appendingPathComponent(fileName)
         let raw = directory.appendingPathComponent(fileName + ".raw")
         let rate = 44_100
@@ -28,7 +28,7 @@ extension AudioFixtures {
         }
         try samples.withUnsafeBytes { Data($0) }.write(to: raw)
         defer { try? FileManager.default.removeItem(at: raw) }
-        try run("gst-launch-1.0", [
+        try await run("gst-launch-1.0", [
             "-q", "filesrc", "location=\(raw.path)", "!", "rawaudioparse", "format=pcm", "pcm-format=s16le",
             "sample-rate=\(rate)", "num-channels=2", "!", "audioconvert", "!", "vorbisenc", "quality=0.9", "!",
             "oggmux", "!", "filesink", "location=\(url.path)",

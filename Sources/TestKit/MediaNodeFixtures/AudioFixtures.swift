@@ -59,7 +59,7 @@ public enum AudioFixtures {
     /// Encodes `track` (44.1 kHz stereo) with its tags into `directory`, in the format its extension names (Ogg
     /// Vorbis unless flac, mp3, m4a or wav); returns the file URL.
     @discardableResult
-    public static func writeTone(_ track: ToneTrack, in directory: URL) throws -> URL {
+    public static func writeTone(_ track: ToneTrack, in directory: URL) async throws -> URL {
         let url = directory.appendingPathComponent(track.fileName)
         try FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -80,17 +80,17 @@ public enum AudioFixtures {
                 "volume=\(track.amplitude)", "!", "audio/x-raw,rate=44100,channels=2", "!",
                 "taginject", "tags=\"\(tagList(for: track))\"", "!", "audioconvert", "!",
             ] + encoder + ["!", "filesink", "location=\(url.path)"]
-        try run("gst-launch-1.0", arguments)
+        try await run("gst-launch-1.0", arguments)
         return url
     }
 
     /// Writes a JPEG test picture (`width` x `height`) named `name` into `directory` (e.g. cover.jpg).
     @discardableResult
     public static func writeCover(named name: String = "cover.jpg", width: Int = 800, height: Int = 800,
-                                  pattern: Int = 0, in directory: URL) throws -> URL {
+                                  pattern: Int = 0, in directory: URL) async throws -> URL {
         let url = directory.appendingPathComponent(name)
         let encoder = url.pathExtension.lowercased() == "png" ? "pngenc" : "jpegenc"
-        try run("gst-launch-1.0", [
+        try await run("gst-launch-1.0", [
             "-q", "videotestsrc", "num-buffers=1", "pattern=\(pattern)", "!",
             "video/x-raw,width=\(width),height=\(height)", "!", "videoconvert", "!", encoder, "!",
             "filesink", "location=\(url.path)",
@@ -138,8 +138,8 @@ public enum AudioFixtures {
         return (tags + track.extraTags).joined(separator: ",")
     }
 
-    static func run(_ tool: String, _ arguments: [String]) throws {
-        let (status, output) = try ToolRun.capture(tool, arguments)
+    static func run(_ tool: String, _ arguments: [String]) async throws {
+        let (status, output) = try await ToolRun.capture(tool, arguments)
         guard status == 0 else {
             throw AudioFixtureError.toolFailed(
                 command: ([tool] + arguments).joined(separator: " "), status: status, output: output)

@@ -14,7 +14,7 @@ package final class FixtureServerProcess: @unchecked Sendable {
     private let lock = Mutex(())
 
     /// - Parameter python: the interpreter; Debian's own where the script needs a Debian package (selenium).
-    package init(script: String, python: String = "python3") throws {
+    package init(script: String, python: String = "python3") async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [python, script]
@@ -25,7 +25,8 @@ package final class FixtureServerProcess: @unchecked Sendable {
         self.process = process
         self.input = stdin.fileHandleForWriting
         self.output = stdout.fileHandleForReading
-        let first = Self.readLine(output)
+        let output = self.output
+        let first = try await onOwnThread { Self.readLine(output) }
         guard first.hasPrefix("PORT "), let port = Int(first.dropFirst(5)) else {
             kill(process.processIdentifier, SIGKILL)
             throw AudioFixtureError.toolFailed(command: script, status: -1, output: first)
@@ -35,28 +36,40 @@ package final class FixtureServerProcess: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Sends one command and returns the server's answer (empty once it has gone).
-    package func send(_ command: [String: Any]) -> [String: Any] {
-        lock.withLock { _ in
-            guard process.isRunning, let data = try? JSONSerialization.data(withJSONObject: command) else { return [:] }
-            input.write(data + Data("\n".utf8))
-            let line = Self.readLine(output)
-            return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+    /// Sends one command and returns the server's answer (empty once it has gone). The answer is awaited on
+    /// a thread of its own: a command such as "load the page and wait" takes seconds.
+    package func send(_ command: [String: Any]) async -> [String: Any] {
+        guard let data = try? JSONSerialization.data(withJSONObject: command) else { return [:] }
+        let line = (try? await onOwnThread { [self] in exchange(data) }) ?? ""
+        return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+    }
+
+    /// `send` for a thread that may block (a deinit's own thread).
+    package func sendBlocking(_ command: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: command) else { return }
+        _ = exchange(data)
+    }
+
+    private func exchange(_ request: Data) -> String {
+        lock.withLock { _ -> String in
+            guard process.isRunning else { return "" }
+            input.write(request + Data("\n".utf8))
+            return Self.readLine(output)
         }
     }
 
-    /// Waits up to `seconds` for the script to end by itself; whether it did.
-    package func waitForExit(seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+    /// Waits up to `seconds` for the script to end by itself, blocking its thread (for a thread of its own);
+    /// whether it did.
+    package func waitForExitBlocking(seconds: Double) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
         return !process.isRunning
     }
 
-    /// SIGKILL: children of the test process inherit a blocked SIGTERM.
+    /// SIGKILL (children of the test process inherit a blocked SIGTERM), without waiting: Foundation reaps
+    /// the child, and a `defer` cannot await.
     package func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     private static func readLine(_ handle: FileHandle) -> String {

@@ -6,7 +6,8 @@ import Glibc
 /// A real mosquitto broker on a free loopback port, with a config of its own, for one test suite.
 ///
 /// It can be killed and restarted on the same port to test reconnects. Call `stop()` when done;
-/// a broker left running is killed when the object is released.
+/// a broker left running is killed when the object is released. Starting and stopping are awaited, never
+/// waited for on a thread of the cooperative pool, so suites can run side by side.
 public final class MosquittoBroker: @unchecked Sendable {
     public let port: Int
     /// The port of the MQTT-over-WebSockets listener that also serves a web page, when asked for one.
@@ -25,9 +26,9 @@ public final class MosquittoBroker: @unchecked Sendable {
     ///   - startNow: false to pick the port and write the config but start later (a broker that is down).
     ///   - webPage: a directory to serve over HTTP from a second listener that speaks MQTT over WebSockets
     ///     (as deploy/mosquitto.conf serves the dashboard); the broker's own directory if `.brokerDirectory`.
-    public convenience init(extraConfiguration: [String] = [], startNow: Bool = true, webPage: WebPage? = nil) throws {
+    public convenience init(extraConfiguration: [String] = [], startNow: Bool = true, webPage: WebPage? = nil) async throws {
         let webSocketPort = try webPage.map { _ in try Self.freePort() }
-        try self.init(startNow: false) { port, directory in
+        try await self.init(startNow: false) { port, directory in
             var lines = [
                 "listener \(port) 127.0.0.1",
                 "allow_anonymous true",
@@ -46,7 +47,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         self.webSocketPort = webSocketPort
         webPageDirectory = webPage?.directory(in: directory)
         if let webPageDirectory { try FileManager.default.createDirectory(at: webPageDirectory, withIntermediateDirectories: true) }
-        if startNow { try start() }
+        if startNow { try await start() }
     }
 
     /// What a WebSockets listener serves.
@@ -65,7 +66,9 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// A broker configured by `makeConfiguration(port, directory)` alone (listeners, security, persistence),
     /// with only the log settings added: for running an example configuration such as deploy/'s.
-    public init(startNow: Bool = true, configuration makeConfiguration: (_ port: Int, _ directory: URL) throws -> [String]) throws {
+    public init(startNow: Bool = true, configuration makeConfiguration: (_ port: Int, _ directory: URL) throws -> [String])
+        async throws
+    {
         port = try Self.freePort()
         directory = try AudioFixtures.makeTemporaryDirectory("broker")
         // mosquitto started as root drops to its own user, which must still be able to write its log here.
@@ -78,11 +81,14 @@ public final class MosquittoBroker: @unchecked Sendable {
         ]
         try configuration.joined(separator: "\n").appending("\n")
             .write(to: configurationFile, atomically: true, encoding: .utf8)
-        if startNow { try start() }
+        if startNow { try await start() }
     }
 
     deinit {
-        kill()
+        // SIGKILL without waiting: Foundation reaps the child, and a deinit must not block a pool thread.
+        if let process = lock.withLock({ self.process }), process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+        }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -90,7 +96,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     public var log: String { (try? String(contentsOf: directory.appendingPathComponent("mosquitto.log"), encoding: .utf8)) ?? "" }
 
     /// Starts the broker (again) on the same port and waits until it accepts connections.
-    public func start() throws {
+    public func start() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.mosquittoPath)
         process.arguments = ["-c", configurationFile.path]
@@ -104,25 +110,33 @@ public final class MosquittoBroker: @unchecked Sendable {
             if !process.isRunning {
                 throw BrokerError.exited("mosquitto exited with \(process.terminationStatus); log: \(log)")
             }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         throw BrokerError.exited("mosquitto did not listen on port \(port) within 10 s")
     }
 
-    /// Kills the broker with SIGKILL (no clean disconnects, as in a crash) and waits for it to exit.
-    public func kill() {
+    /// Kills the broker with SIGKILL (no clean disconnects, as in a crash) and returns once it has exited,
+    /// so that it can be started again on the same port.
+    public func kill() async {
         let process = lock.withLock { () -> Process? in
             defer { self.process = nil }
             return self.process
         }
         guard let process, process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await process.exited()
     }
 
-    /// Stops the broker. SIGKILL, because a child of a test runner may inherit a blocked SIGTERM; with
+    /// Stops the broker for good, without waiting for it to end (a `defer` cannot await; nothing reuses
+    /// the port). SIGKILL, because a child of a test runner may inherit a blocked SIGTERM; with
     /// persistence off, a graceful stop would save nothing anyway.
-    public func stop() { kill() }
+    public func stop() {
+        let process = lock.withLock { () -> Process? in
+            defer { self.process = nil }
+            return self.process
+        }
+        if let process, process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
 
     public enum BrokerError: Error, CustomStringConvertible {
         case exited(String)

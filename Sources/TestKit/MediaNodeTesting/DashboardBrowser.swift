@@ -1,14 +1,16 @@
 import Foundation
+import Synchronization
 
 /// The browser dashboard (deploy/dashboard) in one headless Chromium session, driven through Debian's
 /// chromedriver and python3-selenium by Tests/Fixtures/dashboard_browser.py.
 public final class DashboardBrowser: @unchecked Sendable {
     private let child: FixtureServerProcess
+    private let quitAsked = Mutex(false)
 
     /// Starts Chromium (a few seconds); `quit()` ends it, as does releasing the object.
-    public init() throws {
+    public init() async throws {
         // Debian's interpreter: selenium is a Debian package, not in another Python's site-packages.
-        child = try FixtureServerProcess(script: Self.scriptPath, python: "/usr/bin/python3")
+        child = try await FixtureServerProcess(script: Self.scriptPath, python: "/usr/bin/python3")
     }
 
     deinit { quit() }
@@ -19,10 +21,10 @@ public final class DashboardBrowser: @unchecked Sendable {
     }
 
     /// Installs the dashboard as deploy/build-dashboard.sh installs it (MQTT.js bundled by esbuild) into `directory`.
-    public static func install(into directory: URL) throws {
+    public static func install(into directory: URL) async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("deploy/build-dashboard.sh").path
-        let (status, output) = try ToolRun.capture("/bin/bash", [script, directory.path])
+        let (status, output) = try await ToolRun.capture("/bin/bash", [script, directory.path])
         guard status == 0 else { throw Failure(description: "\(script) failed (\(status)): \(output)") }
     }
 
@@ -124,19 +126,20 @@ public final class DashboardBrowser: @unchecked Sendable {
         try await run(["op": "console"])["errors"] as? [String] ?? []
     }
 
-    /// Closes Chromium. The script must do it: killed, it would leave chromedriver and Chromium running.
+    /// Closes Chromium. The script must do it: killed, it would leave chromedriver and Chromium running. It
+    /// does so on a thread of its own, so that a `defer` can call this and the test goes on at once.
     public func quit() {
-        _ = child.send(["op": "quit"])
-        if !child.waitForExit(seconds: 15) { child.stop() }
+        guard !quitAsked.withLock({ asked in defer { asked = true }; return asked }) else { return }
+        Thread.detachNewThread { [child] in
+            child.sendBlocking(["op": "quit"])
+            if !child.waitForExitBlocking(seconds: 15) { child.stop() }
+        }
     }
 
-    /// Sends one command on a thread of its own: the script blocks for as long as the page takes.
+    /// Sends one command (awaited on a thread of its own: the script blocks for as long as the page takes).
     @discardableResult
     func run(_ command: [String: Any]) async throws -> [String: Any] {
-        let request = Unchecked(command)
-        let reply = await withCheckedContinuation { (continuation: CheckedContinuation<Unchecked<[String: Any]>, Never>) in
-            Thread.detachNewThread { [child] in continuation.resume(returning: Unchecked(child.send(request.value))) }
-        }.value
+        let reply = await child.send(command)
         guard reply["ok"] as? Bool == true else {
             throw Failure(description: "\(command["op"] ?? "?"): \(reply["error"] as? String ?? "the browser script ended")")
         }
@@ -147,10 +150,4 @@ public final class DashboardBrowser: @unchecked Sendable {
     public static var scriptPath: String {
         FixtureServerProcess.scriptPath("dashboard_browser.py", environmentKey: "MEDIANODE_DASHBOARD_BROWSER")
     }
-}
-
-/// A JSON dictionary handed across threads once, untouched meanwhile.
-private struct Unchecked<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }

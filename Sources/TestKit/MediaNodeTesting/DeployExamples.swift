@@ -23,13 +23,13 @@ public enum DeployExamples {
 
     /// deploy/mosquitto-production.conf (TLS, passwords, deploy/medianode.acl) on a loopback port, with
     /// `fixtures`' certificates and password file; the ACL is copied into `scratch`.
-    public static func productionBroker(fixtures: BrokerSecurityFixtures, scratch: URL, startNow: Bool = true) throws
+    public static func productionBroker(fixtures: BrokerSecurityFixtures, scratch: URL, startNow: Bool = true) async throws
         -> MosquittoBroker {
         let acl = scratch.appendingPathComponent("medianode.acl")
         try FileManager.default.copyItem(at: directory.appendingPathComponent("medianode.acl"), to: acl)
         // mosquitto drops from root to its own user before it reads the ACL.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: acl.path)
-        return try MosquittoBroker(startNow: startNow) { port, brokerDirectory in
+        return try await MosquittoBroker(startNow: startNow) { port, brokerDirectory in
             try text("mosquitto-production.conf", replacing: [
                 "/etc/mosquitto/passwd": fixtures.passwordFile.path,
                 "/etc/mosquitto/medianode.acl": acl.path,

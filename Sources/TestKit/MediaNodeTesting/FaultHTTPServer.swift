@@ -44,41 +44,41 @@ public final class FaultHTTPServer: @unchecked Sendable {
     public var port: Int { child.port }
     private let child: FixtureServerProcess
 
-    public init() throws {
-        child = try FixtureServerProcess(script: Self.scriptPath)
+    public init() async throws {
+        child = try await FixtureServerProcess(script: Self.scriptPath)
     }
 
     public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// Serves `body` at `path` with the given validators (a 304 answers a request that names them).
     public func put(_ path: String, body: String, etag: String? = nil, lastModified: String? = nil,
-                    contentType: String = "application/octet-stream") {
+                    contentType: String = "application/octet-stream") async {
         var command: [String: Any] = ["op": "put", "path": path, "body": body, "contentType": contentType]
         if let etag { command["etag"] = etag }
         if let lastModified { command["lastModified"] = lastModified }
-        _ = send(command)
+        _ = await send(command)
     }
 
     /// Serves `head`, then `item` `count` times with `{n}` replaced by 0, 1, ..., then `tail`: a body built by
     /// the server, too large to pass over the command pipe.
     public func putGenerated(_ path: String, head: String, item: String, count: Int, tail: String,
-                             contentType: String = "application/octet-stream") {
-        _ = send(["op": "put", "path": path, "contentType": contentType,
+                             contentType: String = "application/octet-stream") async {
+        _ = await send(["op": "put", "path": path, "contentType": contentType,
                   "generate": ["head": head, "item": item, "count": count, "tail": tail]])
     }
 
     /// Serves binary bytes (artwork) at `path`.
-    public func put(_ path: String, data: Data, contentType: String) {
-        _ = send(["op": "put", "path": path, "bodyBase64": data.base64EncodedString(), "contentType": contentType])
+    public func put(_ path: String, data: Data, contentType: String) async {
+        _ = await send(["op": "put", "path": path, "bodyBase64": data.base64EncodedString(), "contentType": contentType])
     }
 
     /// The next `faults.count` requests to `path` misbehave, in order.
-    public func inject(_ faults: [Fault], at path: String) {
-        _ = send(["op": "faults", "path": path, "faults": faults.map(\.json)])
+    public func inject(_ faults: [Fault], at path: String) async {
+        _ = await send(["op": "faults", "path": path, "faults": faults.map(\.json)])
     }
 
-    public func requests() -> [LoggedRequest] {
-        let reply = send(["op": "log"])
+    public func requests() async -> [LoggedRequest] {
+        let reply = await send(["op": "log"])
         return (reply["log"] as? [[String: Any]] ?? []).map { entry in
             LoggedRequest(
                 path: entry["path"] as? String ?? "", headers: entry["headers"] as? [String: String] ?? [:],
@@ -88,7 +88,7 @@ public final class FaultHTTPServer: @unchecked Sendable {
 
     public func stop() { child.stop() }
 
-    private func send(_ command: [String: Any]) -> [String: Any] { child.send(command) }
+    private func send(_ command: [String: Any]) async -> [String: Any] { await child.send(command) }
 
     /// The script beside this package's tests, or `MEDIANODE_FAULT_SERVER`.
     public static var scriptPath: String {

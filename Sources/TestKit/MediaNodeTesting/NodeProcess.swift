@@ -30,10 +30,8 @@ public final class NodeProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        // Without waiting: Foundation reaps the child, and a deinit must not block a pool thread.
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: logFile)
     }
 

@@ -14,8 +14,8 @@ public final class RadioStreamServer: Sendable {
 
     private let child: FixtureServerProcess
 
-    public init() throws {
-        child = try FixtureServerProcess(
+    public init() async throws {
+        child = try await FixtureServerProcess(
             script: FixtureServerProcess.scriptPath("radio_stream_server.py", environmentKey: "MEDIANODE_RADIO_SERVER"))
     }
 
@@ -25,12 +25,12 @@ public final class RadioStreamServer: Sendable {
     public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// The StreamTitle listeners receive from their next metadata block on ("Artist - Title"); nil: none.
-    public func setStreamTitle(_ title: String?) {
-        _ = child.send(["op": "title", "title": title ?? NSNull()])
+    public func setStreamTitle(_ title: String?) async {
+        _ = await child.send(["op": "title", "title": title ?? NSNull()])
     }
 
-    public func requests() -> [LoggedRequest] {
-        let reply = child.send(["op": "log"])
+    public func requests() async -> [LoggedRequest] {
+        let reply = await child.send(["op": "log"])
         return (reply["log"] as? [[String: Any]] ?? []).map { entry in
             LoggedRequest(
                 path: entry["path"] as? String ?? "", headers: entry["headers"] as? [String: String] ?? [:],

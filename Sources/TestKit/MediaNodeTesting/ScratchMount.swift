@@ -25,7 +25,7 @@ public final class ScratchMount: @unchecked Sendable {
     public init(bytes: Int) throws {
         directory = try AudioFixtures.makeTemporaryDirectory("mount")
         do {
-            try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(bytes)", "tmpfs", directory.path])
+            try Self.runBlocking("/bin/mount", ["-t", "tmpfs", "-o", "size=\(bytes)", "tmpfs", directory.path])
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error
@@ -36,37 +36,48 @@ public final class ScratchMount: @unchecked Sendable {
         unmount()
     }
 
-    public func remountReadOnly() throws {
-        try Self.run("/bin/mount", ["-o", "remount,ro", directory.path])
+    public func remountReadOnly() async throws {
+        try await Self.run("/bin/mount", ["-o", "remount,ro", directory.path])
     }
 
-    public func remountWritable() throws {
-        try Self.run("/bin/mount", ["-o", "remount,rw", directory.path])
+    public func remountWritable() async throws {
+        try await Self.run("/bin/mount", ["-o", "remount,rw", directory.path])
     }
 
     /// Unmounts (lazily, so a process still holding a file does not keep it) and removes the folder.
     public func unmount() {
         guard mounted else { return }
         mounted = false
-        _ = try? ToolRun.capture("/bin/umount", ["-l", directory.path])
+        _ = try? ToolRun.captureBlocking("/bin/umount", ["-l", directory.path])
         try? FileManager.default.removeItem(at: directory)
     }
 
     /// Fills the free space with a file of zeros, returns it; removing it gives the space back.
-    public func fill(named name: String = "filler") throws -> URL {
+    public func fill(named name: String = "filler") async throws -> URL {
         let filler = directory.appendingPathComponent(name)
         // dd stops with "No space left on device", which is the point.
-        _ = try ToolRun.capture("/bin/dd", ["if=/dev/zero", "of=\(filler.path)", "bs=4096"])
+        _ = try await ToolRun.capture("/bin/dd", ["if=/dev/zero", "of=\(filler.path)", "bs=4096"])
         return filler
     }
 
     /// Sets or clears the immutable attribute (`chattr +i`), which stops writes even by root.
+    /// It blocks its thread for the few milliseconds chattr takes, so that a `defer` can clear it.
     public static func setImmutable(_ path: String, _ immutable: Bool) throws {
-        try run("/usr/bin/chattr", [immutable ? "+i" : "-i", path])
+        try runBlocking("/usr/bin/chattr", [immutable ? "+i" : "-i", path])
     }
 
-    static func run(_ tool: String, _ arguments: [String]) throws {
-        let (status, output) = try ToolRun.capture(tool, arguments)
+    static func run(_ tool: String, _ arguments: [String]) async throws {
+        let (status, output) = try await ToolRun.capture(tool, arguments)
+        guard status == 0 else {
+            throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(output)")
+        }
+    }
+}
+
+extension ScratchMount {
+    /// `run` for the mount itself: `isAvailable` probes from a `static let`, where nothing can await.
+    static func runBlocking(_ tool: String, _ arguments: [String]) throws {
+        let (status, output) = try ToolRun.captureBlocking(tool, arguments)
         guard status == 0 else {
             throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(output)")
         }

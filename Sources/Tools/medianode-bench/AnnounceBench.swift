@@ -42,17 +42,17 @@ struct AnnounceBench: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         let library = directory.appendingPathComponent("library")
         let roundSeconds = clipSeconds * 2 + 4
-        let music = try AudioFixtures.writeTone(
+        let music = try await AudioFixtures.writeTone(
             ToneTrack(fileName: "music.ogg", frequency: Int(Self.musicFrequency),
                       seconds: Double(rounds + 1) * roundSeconds + 30, title: "Music"),
             in: library)
-        let clip = try AudioFixtures.writeTone(
+        let clip = try await AudioFixtures.writeTone(
             ToneTrack(fileName: "clip.ogg", frequency: Int(Self.clipFrequency), seconds: clipSeconds, title: "Clip"),
             in: directory.appendingPathComponent("clips"))
         let nodeWAV = directory.appendingPathComponent("node.wav")
         let bareWAV = directory.appendingPathComponent("bare.wav")
 
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
         let configuration = NodeConfiguration(

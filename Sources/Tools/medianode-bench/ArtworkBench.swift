@@ -11,9 +11,9 @@ enum ArtworkBench {
         let pictures = directory.appendingPathComponent("pictures")
         try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
         let cases: [(String, URL)] = [
-            ("cover 1000x1000 JPEG", try AudioFixtures.writeCover(named: "cover.jpg", width: 1000, height: 1000, in: pictures)),
-            ("cover 800x800 PNG", try AudioFixtures.writeCover(named: "cover.png", width: 800, height: 800, pattern: 18, in: pictures)),
-            ("photo 3000x3000 JPEG of noise", try AudioFixtures.writeCover(named: "noise.jpg", width: 3000, height: 3000, pattern: 1, in: pictures)),
+            ("cover 1000x1000 JPEG", try await AudioFixtures.writeCover(named: "cover.jpg", width: 1000, height: 1000, in: pictures)),
+            ("cover 800x800 PNG", try await AudioFixtures.writeCover(named: "cover.png", width: 800, height: 800, pattern: 18, in: pictures)),
+            ("photo 3000x3000 JPEG of noise", try await AudioFixtures.writeCover(named: "noise.jpg", width: 3000, height: 3000, pattern: 1, in: pictures)),
         ]
         let processor = ArtworkProcessor(maximumDimension: 600)
         for (name, url) in cases {

@@ -56,7 +56,7 @@ struct CatalogScanBench: AsyncParsableCommand {
     func run() async throws {
         quietLogs()
         let music = URL(fileURLWithPath: folder).appendingPathComponent("\(files)")
-        try generate(into: music)
+        try await generate(into: music)
         let work = try AudioFixtures.makeTemporaryDirectory("bench-scan")
         defer { try? FileManager.default.removeItem(at: work) }
         let tools = which("mpd").flatMap { mpd in which("mpc").map { (mpd, $0) } }
@@ -72,7 +72,7 @@ struct CatalogScanBench: AsyncParsableCommand {
                     print(String(format: "round %d: medianode scan: %d files in %.3f s (%.0f files/s, tags + tree + store); "
                                  + "unchanged rescan %.3f s", round, count, seconds, Double(count) / seconds, rescan))
                 } else if let (mpd, mpc) = tools {
-                    let (seconds, songs) = try runMPD(mpd: mpd, mpc: mpc, music: music, work: work, round: round)
+                    let (seconds, songs) = try await runMPD(mpd: mpd, mpc: mpc, music: music, work: work, round: round)
                     theirs.append(Double(songs) / seconds)
                     print(String(format: "round %d: mpd 'update' of the same folder: %d songs in %.3f s (%.0f files/s)",
                                  round, songs, seconds, Double(songs) / seconds))
@@ -101,16 +101,23 @@ struct CatalogScanBench: AsyncParsableCommand {
     }
 
     /// `distinct` tones encoded once, then copied and retagged into artist/album folders.
-    func generate(into music: URL) throws {
+    func generate(into music: URL) async throws {
         let marker = music.appendingPathComponent(".complete")
         if FileManager.default.fileExists(atPath: marker.path) { return }
         try? FileManager.default.removeItem(at: music)
         let seeds = music.appendingPathComponent(".seeds")
         let started = ContinuousClock.now
-        DispatchQueue.concurrentPerform(iterations: distinct) { index in
-            _ = try? AudioFixtures.writeTone(
-                ToneTrack(fileName: "seed\(index).ogg", frequency: 200 + 10 * index, seconds: 1, title: "Seed \(index)"),
-                in: seeds)
+        // One encoder per core at a time.
+        for batch in stride(from: 0, to: distinct, by: ProcessInfo.processInfo.activeProcessorCount) {
+            await withTaskGroup(of: Void.self) { group in
+                for index in batch..<min(distinct, batch + ProcessInfo.processInfo.activeProcessorCount) {
+                    group.addTask {
+                        _ = try? await AudioFixtures.writeTone(
+                            ToneTrack(fileName: "seed\(index).ogg", frequency: 200 + 10 * index, seconds: 1, title: "Seed \(index)"),
+                            in: seeds)
+                    }
+                }
+            }
         }
         for index in 0..<files {
             let artist = index / 500, album = index / 10
@@ -128,7 +135,7 @@ struct CatalogScanBench: AsyncParsableCommand {
     }
 
     /// Starts mpd with a throwaway config (null output, its own database), times `mpc update --wait`.
-    func runMPD(mpd: String, mpc: String, music: URL, work: URL, round: Int) throws -> (Double, Int) {
+    func runMPD(mpd: String, mpc: String, music: URL, work: URL, round: Int) async throws -> (Double, Int) {
         let port = 6600 + Int.random(in: 100..<900)
         let config = work.appendingPathComponent("mpd.conf")
         try """
@@ -153,14 +160,14 @@ struct CatalogScanBench: AsyncParsableCommand {
             daemon.waitUntilExit()
         }
         let deadline = Date().addingTimeInterval(10)
-        while (try? capture(mpc, ["-p", "\(port)", "status"]))?.status != 0 {
+        while (try? await capture(mpc, ["-p", "\(port)", "status"]))?.status != 0 {
             guard Date() < deadline else { throw ValidationError("mpd did not start") }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
         let started = Date()
-        _ = try capture(mpc, ["-p", "\(port)", "update", "--wait"])
+        _ = try await capture(mpc, ["-p", "\(port)", "update", "--wait"])
         let elapsed = Date().timeIntervalSince(started)
-        let stats = try capture(mpc, ["-p", "\(port)", "stats"]).output
+        let stats = try await capture(mpc, ["-p", "\(port)", "stats"]).output
         let songs = stats.split(separator: "\n").first { $0.hasPrefix("Songs:") }
             .flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) } ?? 0
         return (elapsed, songs)
@@ -183,6 +190,6 @@ func which(_ tool: String) -> String? {
     ["/usr/bin/", "/usr/local/bin/", "/usr/sbin/"].map { $0 + tool }.first { FileManager.default.isExecutableFile(atPath: $0) }
 }
 
-func capture(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    try ToolRun.capture(tool, arguments)
+func capture(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    try await ToolRun.capture(tool, arguments)
 }

@@ -56,7 +56,7 @@ struct CommandEffect: AsyncParsableCommand {
         try writeSilenceThenTone(to: item, format: format)
         let wav = directory.appendingPathComponent("out.wav")
 
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
         let configuration = NodeConfiguration(

@@ -26,7 +26,7 @@ struct CommandRoundTrip: AsyncParsableCommand {
             handler.logLevel = .warning
             return handler
         }
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
 

@@ -54,7 +54,7 @@ struct ContentBench: AsyncParsableCommand {
         }
         print("catalog: \(items) playables, \(snapshot.count) items, in \(path)")
 
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
         if only != .browse { try await measureStart(broker: broker, databasePath: path) }

@@ -25,9 +25,9 @@ struct DownloadBench: AsyncParsableCommand {
         let file = directory.appendingPathComponent("episode.mp3")
         let size = megabytes << 20
         try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 12) }).write(to: file)
-        let server = try RangeHTTPServer()
+        let server = try await RangeHTTPServer()
         defer { server.stop() }
-        server.serve("/episode.mp3", file: file, contentType: "audio/mpeg")
+        await server.serve("/episode.mp3", file: file, contentType: "audio/mpeg")
         let url = server.url("/episode.mp3").absoluteString
         let database = try CatalogDatabase(path: directory.appendingPathComponent("catalog.sqlite").path)
         defer { try? database.close() }
@@ -57,7 +57,7 @@ struct DownloadBench: AsyncParsableCommand {
                 try await manager.delete(identifier: identifier)
             }
             for _ in 0..<5 {
-                let (status, output) = try ToolRun.capture(
+                let (status, output) = try await ToolRun.capture(
                     "curl", ["-s", "-o", curlTarget.path, "-w", "%{time_total} %{size_download}", url])
                 let fields = output.split(separator: " ")
                 guard status == 0, fields.count == 2, let seconds = Double(fields[0]), Int(fields[1]) == size else {

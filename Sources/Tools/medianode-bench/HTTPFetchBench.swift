@@ -19,9 +19,9 @@ struct HTTPFetchBench: AsyncParsableCommand {
         let file = directory.appendingPathComponent("body.bin")
         let size = megabytes << 20
         try Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 12) }).write(to: file)
-        let server = try RangeHTTPServer()
+        let server = try await RangeHTTPServer()
         defer { server.stop() }
-        server.serve("/body.bin", file: file, contentType: "application/octet-stream")
+        await server.serve("/body.bin", file: file, contentType: "application/octet-stream")
         let url = server.url("/body.bin")
         let client = HTTPTransferClient()
         let request = HTTPTransferRequest(url: url, maxBodyBytes: Int64(size))
@@ -38,7 +38,7 @@ struct HTTPFetchBench: AsyncParsableCommand {
                 }
             }
             for _ in 0..<5 {
-                let (status, output) = try ToolRun.capture("curl", ["-s", "-o", "/dev/null", "-w", "%{time_total} %{size_download}", url.absoluteString])
+                let (status, output) = try await ToolRun.capture("curl", ["-s", "-o", "/dev/null", "-w", "%{time_total} %{size_download}", url.absoluteString])
                 let fields = output.split(separator: " ")
                 guard status == 0, fields.count == 2, let seconds = Double(fields[0]), Int(fields[1]) == size else {
                     throw ValidationError("curl failed: \(output)")

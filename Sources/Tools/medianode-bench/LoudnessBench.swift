@@ -18,16 +18,16 @@ struct LoudnessBench: AsyncParsableCommand {
 
     func run() async throws {
         quietLogs()
-        if only != "playing" { try measure() }
+        if only != "playing" { try await measure() }
         if only != "measure" { try await playing() }
     }
 
     // MARK: - Measuring a library
 
-    func measure() throws {
+    func measure() async throws {
         let scan = try CatalogScanBench.parse(["--files", "\(files)", "--folder", folder])
         let music = URL(fileURLWithPath: folder).appendingPathComponent("\(files)")
-        try scan.generate(into: music)
+        try await scan.generate(into: music)
         let paths = try audioFiles(in: music)
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("medianode").path
@@ -101,7 +101,7 @@ struct LoudnessBench: AsyncParsableCommand {
 
 extension LoudnessBench {
     func playing() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let scratch = try AudioFixtures.makeTemporaryDirectory("loudness-bench")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -109,7 +109,7 @@ extension LoudnessBench {
         // Tagged 6 dB down, so with levelling on the gain stage scales every sample.
         var tone = ToneTrack(fileName: "01 tone.ogg", frequency: 440, seconds: Double(seconds + 30), title: "Tone")
         tone.extraTags = ["replaygain-track-gain=(double)-6"]
-        _ = try AudioFixtures.writeTone(tone, in: music)
+        _ = try await AudioFixtures.writeTone(tone, in: music)
         var samples: [String: [Double]] = ["on": [], "off": []]
         for round in 1 ... max(1, rounds) {
             for target in round % 2 == 0 ? ["-18", "off"] : ["off", "-18"] {

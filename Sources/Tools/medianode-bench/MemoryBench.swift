@@ -23,14 +23,14 @@ struct MemoryBench: AsyncParsableCommand {
     static let albumPage = "content/tree/0/1"
 
     func run() async throws {
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let scratch = try AudioFixtures.makeTemporaryDirectory("memory-bench")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let music = scratch.appendingPathComponent("music")
         var files: [URL] = []
         for track in AudioFixtures.album(count: 3, seconds: 30, album: "Memory", artist: "Bench") {
-            files.append(try AudioFixtures.writeTone(track, in: music))
+            files.append(try await AudioFixtures.writeTone(track, in: music))
         }
 
         let observer = try MemoryObserver(brokerURL: broker.url, prefix: Self.prefix)

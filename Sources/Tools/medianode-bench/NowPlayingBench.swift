@@ -41,7 +41,7 @@ struct NowPlayingBench: AsyncParsableCommand {
             in: directory, tracks: 2 * trackChanges, trackSeconds: trackSeconds,
             steadySeconds: steadySeconds + 8)
 
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
         let wav = directory.appendingPathComponent("out.wav")
@@ -99,16 +99,16 @@ struct BenchLibrary: Sendable {
         var files: [URL] = []
         for index in 0..<tracks {
             let file = library.appendingPathComponent("Bench Album/\(String(format: "%03d", index + 1)).ogg")
-            try writeTrack(file, silent: index % 2 == 0, seconds: trackSeconds, title: "Track \(index + 1)",
+            try await writeTrack(file, silent: index % 2 == 0, seconds: trackSeconds, title: "Track \(index + 1)",
                            album: "Bench Album", number: index + 1)
             files.append(file)
         }
         let steady = library.appendingPathComponent("Steady/steady.ogg")
-        try writeTrack(steady, silent: false, seconds: steadySeconds, title: "Steady", album: "Steady", number: 1)
+        try await writeTrack(steady, silent: false, seconds: steadySeconds, title: "Steady", album: "Steady", number: 1)
         var skipFiles: [URL] = []
         for index in 0..<5 {
             let file = library.appendingPathComponent("Skip Album/\(index + 1).ogg")
-            try writeTrack(file, silent: false, seconds: 30, title: "Skip \(index + 1)", album: "Skip Album", number: index + 1)
+            try await writeTrack(file, silent: false, seconds: 30, title: "Skip \(index + 1)", album: "Skip Album", number: index + 1)
             skipFiles.append(file)
         }
         let databasePath = directory.appendingPathComponent("catalog.sqlite").path
@@ -126,11 +126,11 @@ struct BenchLibrary: Sendable {
     }
 
     /// Ogg Vorbis, 44.1 kHz stereo, exact to 10 ms, tagged as an album track.
-    static func writeTrack(_ url: URL, silent: Bool, seconds: Double, title: String, album: String, number: Int) throws {
+    static func writeTrack(_ url: URL, silent: Bool, seconds: Double, title: String, album: String, number: Int) async throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let tags = "title=(string)\\\"\(title)\\\",artist=(string)\\\"Bench Artist\\\",album=(string)\\\"\(album)\\\","
             + "track-number=(uint)\(number)"
-        let (status, output) = try ToolRun.capture("gst-launch-1.0", [
+        let (status, output) = try await ToolRun.capture("gst-launch-1.0", [
             "-q", "audiotestsrc", "wave=\(silent ? "silence" : "sine")", "freq=440", "volume=0.5", "samplesperbuffer=441",
             "num-buffers=\(max(1, Int((seconds * 100).rounded())))", "!", "audio/x-raw,rate=44100,channels=2", "!",
             "taginject", "tags=\"\(tags)\"", "!", "audioconvert", "!", "vorbisenc", "!", "oggmux", "!",

@@ -44,7 +44,7 @@ struct ResumeBench: AsyncParsableCommand {
         }
         print("catalog: \(entries) playables in \(path); saved queue: \(saved.entries.count) entries")
 
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("medianode").path

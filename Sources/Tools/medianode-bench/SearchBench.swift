@@ -39,7 +39,7 @@ struct SearchBench: AsyncParsableCommand {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int).flatMap { $0 } ?? 0
         print("catalog: \(items) playables, \(snapshot.count) items, imported with its search index in \(imported); file \(size / 1_000_000) MB")
 
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
         let configuration = NodeConfiguration(broker: url, nodeID: "bench", databasePath: path, audioSink: "fake")

@@ -38,11 +38,11 @@ struct TreeTrafficBench: AsyncParsableCommand {
         for (index, track) in AudioFixtures.album(count: tracks, seconds: 1, album: "Steady Album").enumerated() {
             var track = track
             if index == 0 { track.seconds = seconds + 15 }
-            try AudioFixtures.writeTone(track, in: music)
+            try await AudioFixtures.writeTone(track, in: music)
         }
-        let feed = try Self.writeFeed(in: directory, episodes: episodes, seconds: seconds + 15)
+        let feed = try await Self.writeFeed(in: directory, episodes: episodes, seconds: seconds + 15)
 
-        let broker = try MosquittoBroker()
+        let broker = try await MosquittoBroker()
         defer { broker.stop() }
         let url = try BrokerURL(parsing: broker.url)
         let databasePath = directory.appendingPathComponent("catalog.sqlite").path
@@ -102,8 +102,8 @@ struct TreeTrafficBench: AsyncParsableCommand {
     }
 
     /// A feed whose episodes all play the same generated tone, so any of them can be played for long.
-    static func writeFeed(in directory: URL, episodes: Int, seconds: Double) throws -> URL {
-        let audio = try AudioFixtures.writeTone(
+    static func writeFeed(in directory: URL, episodes: Int, seconds: Double) async throws -> URL {
+        let audio = try await AudioFixtures.writeTone(
             ToneTrack(fileName: "episode.ogg", frequency: 550, seconds: seconds, title: "Episode"), in: directory)
         let items = (1...max(1, episodes)).map { number in
             "<item><guid>ep\(number)</guid><title>Episode \(number)</title><description>Show notes of episode "
