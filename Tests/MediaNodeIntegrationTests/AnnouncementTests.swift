@@ -45,20 +45,22 @@ extension RealEngineCommandTests {
             try await node.waitForState("paused")
             #expect(try await node.status("play") == "success")
             try await node.waitForAudio(atLeast: 1.5)
+            // Where things are heard is read from the WAV itself (the music before the command, the clip's
+            // own span), not from when the events reach this test, which a loaded machine delays.
+            let announcedAt = node.renderedSeconds()
             let reply = try await node.send("announce", #""url":"\#(clips[0].absoluteString)""#)
             #expect(reply["status"] == "success", "\(reply.jsonString)")
             let id = try #require(reply["data"]?["announcementId"]?.stringValue)
             try await node.waitForEvent("started") { $0.isAnnouncement("announcementStarted", id) }
-            let startedAt = node.renderedSeconds()
             try await node.waitForEvent("finished") { $0.isAnnouncement("announcementFinished", id) }
-            let finishedAt = node.renderedSeconds()
-            try await node.waitForAudio(atLeast: finishedAt + 1.5)
+            try await node.waitForAudio(atLeast: node.renderedSeconds() + 1.5)
             let wav = try node.wav()
-            let before = wav.toneLevel(440, from: startedAt - 1.0, length: 0.5)
-            let under = wav.toneLevel(440, from: startedAt + 0.4, length: 0.5)
-            let clip = wav.toneLevel(1500, from: startedAt + 0.4, length: 0.5)
-            let after = wav.toneLevel(440, from: finishedAt + 0.5, length: 0.5)
-            let clipAfter = wav.toneLevel(1500, from: finishedAt + 0.5, length: 0.5)
+            let span = try #require(wav.toneSpan(1500, from: announcedAt), "the clip is not in the WAV")
+            let before = wav.toneLevel(440, from: announcedAt - 0.6, length: 0.5)
+            let under = wav.toneLevel(440, from: span.start + 0.4, length: 0.5)
+            let clip = wav.toneLevel(1500, from: span.start + 0.4, length: 0.5)
+            let after = wav.toneLevel(440, from: span.end + 0.5, length: 0.5)
+            let clipAfter = wav.toneLevel(1500, from: span.end + 0.5, length: 0.5)
             print(String(format: "announce duck: music %.4f, under the clip %.4f (%.1f dB), clip %.4f, after %.4f",
                          before, under, ratioInDecibels(under / before), clip, after))
             #expect(clip > 0.05, "the clip is heard: \(clip)")

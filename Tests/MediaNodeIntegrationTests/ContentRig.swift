@@ -72,7 +72,12 @@ struct ContentRig {
         let client = try TestMQTTClient(brokerURL: broker.url)
         try await client.connect()
         try await client.subscribeAndSettle("\(configuration.prefix)/#")
-        let task = Task { await node.run() }
+        // Threads of its own, as the daemon has its process's: not the pool the tests beside it share.
+        let threads = NodeThreads(name: "medianode.test.content")
+        let task = Task(executorPreference: threads) {
+            await node.run()
+            withExtendedLifetime(threads) {}  // the threads last as long as the node runs
+        }
         // Ready once it says online (a previous run left "offline" retained) and its root is out.
         _ = try await client.first {
             $0.topic == configuration.topics.status && String(decoding: $0.payload, as: UTF8.self) == "online"

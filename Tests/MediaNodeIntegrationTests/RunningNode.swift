@@ -60,7 +60,12 @@ struct RunningNode {
         let node = Node(configuration: configuration, transport: try MQTTClient(configuration: mqtt), engine: engine,
                         catalog: catalog?.database, artworkStore: catalog?.database, volumeMemory: catalog?.database,
                         clipPlayer: engine.map { GStreamerClipPlayer(sharingOutputOf: $0) })
-        let task = Task { await node.run() }
+        // Threads of its own, as the daemon has its process's: not the pool the tests beside it share.
+        let threads = NodeThreads(name: "medianode.test.\(nodeID)")
+        let task = Task(executorPreference: threads) {
+            await node.run()
+            withExtendedLifetime(threads) {}  // the threads last as long as the node runs
+        }
         let client = try TestMQTTClient(brokerURL: broker.url, version: clientVersion)
         try await client.connect()
         try await client.subscribeAndSettle("\(configuration.prefix)/#")
