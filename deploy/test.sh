@@ -13,4 +13,9 @@ swift build --build-tests
 # Swift Testing starts all 535 together. The helpers that start and stop processes await them rather than
 # block one of the cooperative pool's two threads. MEDIANODE_TEST_WIDTH changes the bound; 1 runs the
 # suite one test at a time, as it ran before.
-SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${MEDIANODE_TEST_WIDTH:-8}" swift test --skip-build
+SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${MEDIANODE_TEST_WIDTH:-8}" swift test --skip-build \
+  --skip EndOfTrackSeekTests
+# Then alone: seeks in an item's last half second, which a loaded machine can make too late (the item ends
+# before the seek reaches playbin, a race the engine does not yet close), so they need the machine to
+# themselves to judge the engine and not the load.
+swift test --skip-build --no-parallel --filter EndOfTrackSeekTests

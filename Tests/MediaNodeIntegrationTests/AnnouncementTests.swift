@@ -259,13 +259,15 @@ extension RealEngineCommandTests {
             #expect(try await node.status("mute", #""isMuted":true"#) == "success")
             #expect(try await node.status("play") == "success")
             try await node.waitForAudio(atLeast: 1.0)
+            let announcedAt = node.renderedSeconds()
             let id = try await node.announce(#""url":"\#(clips[0].absoluteString)","volume":0.5"#)
             try await node.waitForEvent("started") { $0.isAnnouncement("announcementStarted", id) }
-            let startedAt = node.renderedSeconds()
             try await node.waitForEvent("finished") { $0.isAnnouncement("announcementFinished", id) }
             let wav = try node.wav()
-            let clip = wav.toneLevel(1500, from: startedAt + 0.3, length: 0.5)
-            let music = wav.toneLevel(440, from: startedAt + 0.3, length: 0.5)
+            // The clip's place from the WAV itself, not from when its event reached this test.
+            let span = try #require(wav.toneSpan(1500, from: announcedAt, threshold: 0.02), "the clip is not in the WAV")
+            let clip = wav.toneLevel(1500, from: span.start + 0.3, length: 0.5)
+            let music = wav.toneLevel(440, from: span.start + 0.3, length: 0.5)
             print(String(format: "announce muted: clip %.4f (0.5 of it: %.4f expected at volume 0.5), music %.5f", clip, 0.5 * 0.125, music))
             // The clip's sine peaks at 0.5; volume 0.5 is heard as its cube, 0.125.
             #expect(abs(clip - 0.5 * 0.125) < 0.01, "the clip at its own level: \(clip)")

@@ -29,6 +29,9 @@ final class EngineShared: Sendable {
         /// The load the running streaming threads belong to; nil when stopped.
         var load: PlaybackToken?
         var switches: [GaplessSwitch] = []
+        /// How many switches `about-to-finish` has queued in this engine's life: a seek compares it before
+        /// and after, to know whether playbin opened the successor while the seek was being made.
+        var switchesQueued: UInt64 = 0
         /// What the output reported when it failed under the current load; `play` answers with it.
         var outputError: String?
     }
@@ -51,6 +54,7 @@ let aboutToFinish: @convention(c) (UnsafeMutablePointer<GstElement>?, gpointer?)
         guard let next = state.next, let load = state.load else { return nil }
         state.next = nil
         state.switches.append(GaplessSwitch(load: load, next: next.token))
+        state.switchesQueued &+= 1
         return next
     }
     shared.stage.queued(next?.token)

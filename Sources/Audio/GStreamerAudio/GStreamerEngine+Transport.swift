@@ -108,18 +108,24 @@ extension GStreamerEngine {
     /// two still in its queues, or right after preroll for a short file), a flushing seek would land in the
     /// next item or be refused: playbin has already switched upstream. The item is then opened again at the
     /// place instead, with the same successor, as it is when playbin refuses a seek twice.
+    ///
+    /// playbin can open the successor between the check and the seek (its streaming thread reaches the end
+    /// of the item then; on a loaded machine that window is wide), and the seek may then have landed in the
+    /// successor. So a switch queued while the seek was made is treated as one queued before it.
     public func seek(to seconds: Double) async throws(AudioError) {
         try checkLoaded()
-        if !isSwitchPending, flushingSeek(to: seconds, rate: rate, waitSeconds: 5, settle: false) {
-            seekIsSettling = true
-            return
-        }
-        // Refused mid-change (playbin between states, or swapping items): once it has settled it may accept.
-        if !isSwitchPending {
-            _ = waitForSteadyState(seconds: 5)
-            if !isSwitchPending, flushingSeek(to: seconds, rate: rate, waitSeconds: 5, settle: false) {
-                seekIsSettling = true
-                return
+        for attempt in 1...2 {
+            // Refused mid-change (playbin between states, or swapping items): once it has settled it may accept.
+            if attempt == 2 { _ = waitForSteadyState(seconds: 5) }
+            let queuedBefore = switchesQueued
+            guard !isSwitchPending else { break }
+            if flushingSeek(to: seconds, rate: rate, waitSeconds: 5, settle: false) {
+                if switchesQueued == queuedBefore {
+                    seekIsSettling = true
+                    return
+                }
+                logger.debug("audio: playbin opened the successor while seeking \(loaded.map { "\($0)" } ?? "") to \(seconds) s")
+                break
             }
         }
         guard reopenCurrent(at: seconds) else { throw AudioError(.engine, "the item cannot seek to \(seconds) s") }
@@ -164,6 +170,8 @@ extension GStreamerEngine {
     }
 
     // MARK: - Helpers (engine executor only)
+
+    var switchesQueued: UInt64 { pipeline.shared.state.withLock { $0.switchesQueued } }
 
     /// playbin has opened the next item of this load's chain and the current one is playing its tail.
     var isSwitchPending: Bool {

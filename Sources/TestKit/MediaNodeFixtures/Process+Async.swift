@@ -16,12 +16,3 @@ public func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T)
         thread.start()
     }
 }
-
-extension Sequence {
-    /// `map` whose transform awaits (writing fixtures one after another), in order.
-    public func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
-        var results: [T] = []
-        for element in self { results.append(try await transform(element)) }
-        return results
-    }
-}
