@@ -5,9 +5,10 @@ import Playback
 import Synchronization
 import Testing
 
-/// The parent of every engine suite. They run beside each other and beside the rest of the suite: their
-/// timing checks allow for a loaded two-core machine.
-@Suite("GStreamer audio engine")
+/// The parent of every engine suite. They run beside each other and beside the rest of the suite, each
+/// test on threads of its own (`.ownThreads`), so that its sleeps and waits keep time however busy the
+/// shared pool is; their timing checks allow for a loaded two-core machine.
+@Suite("GStreamer audio engine", .ownThreads)
 struct GStreamerAudioTests {}
 
 struct FactTimeout: Error, CustomStringConvertible {

@@ -4,8 +4,9 @@ import MediaNodeTesting
 import Testing
 
 /// The parent of the suites that play real audio through a node. They run beside each other and beside the
-/// rest of the suite: their timing checks allow for a loaded two-core machine.
-@Suite("Commands on a real GStreamer engine")
+/// rest of the suite, each test on threads of its own (`.ownThreads`), so that its sleeps and waits keep
+/// time however busy the shared pool is; their timing checks allow for a loaded two-core machine.
+@Suite("Commands on a real GStreamer engine", .ownThreads)
 struct RealEngineCommandTests {}
 
 extension RealEngineCommandTests {

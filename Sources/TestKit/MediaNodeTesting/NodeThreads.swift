@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Threads of its own for a node run inside the test process, as a task executor.
 ///
@@ -58,4 +59,24 @@ public final class NodeThreads: TaskExecutor, @unchecked Sendable {
     public func enqueue(_ job: consuming ExecutorJob) {
         jobs.push(UnownedJob(job))
     }
+}
+
+/// Runs each test of a suite on threads of its own (a `NodeThreads` executor), for tests that measure real
+/// time against audio: their sleeps and awaits resume there, however busy the cooperative pool is with
+/// the tests beside them (a catalog import, a WAV read back).
+public struct OwnThreadsTrait: TestTrait, SuiteTrait, TestScoping {
+    public var isRecursive: Bool { true }
+
+    public func provideScope(for test: Test, testCase: Test.Case?,
+                             performing function: @Sendable () async throws -> Void) async throws {
+        // The suite itself is only a grouping: its tests are scoped one by one.
+        guard testCase != nil else { return try await function() }
+        let threads = NodeThreads(name: "medianode.test")
+        try await withTaskExecutorPreference(threads) { try await function() }
+    }
+}
+
+extension Trait where Self == OwnThreadsTrait {
+    /// Each test on threads of its own; see `OwnThreadsTrait`.
+    public static var ownThreads: Self { OwnThreadsTrait() }
 }
