@@ -8,7 +8,7 @@ if [ -z "${MEDIANODE_DEPS_INSTALLED:-}" ]; then
   if [ "$(id -u)" = 0 ]; then bash deploy/install-homeassistant.sh; else sudo bash deploy/install-homeassistant.sh; fi
 fi
 swift build --build-tests
-# In parallel, up to 8 tests at a time (about 3.5 minutes on two cores). Most tests wait on real time (audio
+# In parallel, up to 8 tests at a time (about 3 minutes on two cores). Most tests wait on real time (audio
 # playing into a WAV file, a broker restarting), so more run at once than there are cores; without a bound
 # Swift Testing starts all 535 together. The helpers that start and stop processes await them rather than
 # block one of the cooperative pool's two threads. MEDIANODE_TEST_WIDTH changes the bound; 1 runs the
