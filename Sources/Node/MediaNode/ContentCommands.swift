@@ -98,8 +98,7 @@ struct ContentCommands: Sendable {
             }
             guard item.isPlayable, item.uri != nil else { return .failed("'\(item.identifier)' is not playable") }
             let (queue, start) = try await queueItems(around: item, in: container, at: position)
-            content.queueContext = context
-            let outcome = await playback.setQueue(queue, startAt: start, play: true) { started.resolve($0) }
+            let outcome = await playback.setQueue(queue, startAt: start, play: true, context: context) { started.resolve($0) }
             guard outcome.isSuccess else { return CommandResult.result(outcome) }
         } catch {
             return .failed("could not read the catalog: \(error)")
@@ -144,7 +143,6 @@ struct ContentCommands: Sendable {
         } catch {
             return .failed("could not read the catalog: \(error)")
         }
-        content.queueContext = []
         return CommandResult.result(await playback.prepareQueue(queue))
     }
 

@@ -156,7 +156,7 @@ extension NodeContent {
 /// `vehicleSpeed` for the speed gain; a malformed context is ignored and reported.
 struct ContextFollower: Sendable {
     let content: NodeContent?
-    let playback: PlaybackController?
+    let level: OutputLevel?
     let downloads: DownloadManager?
     let speedGain: VehicleSpeedGain
     let events: EventPublisher
@@ -167,8 +167,8 @@ struct ContextFollower: Sendable {
         if let downloads, case let .object(fields)? = document, case let .bool(metered)? = fields["networkMetered"] {
             downloads.setMetered(metered)
         }
-        if let playback, let document, let gain = speedGain.gainDb(for: document) {
-            await playback.setSpeedGain(gain)
+        if let level, let document, let gain = speedGain.gainDb(for: document) {
+            await level.setSpeedGain(gain)
         }
         guard let content else { return }
         do {

@@ -34,8 +34,8 @@ public struct ContentSettings: Sendable {
     }
 }
 
-/// The node's content state beside the manager: changes waiting for the next flush, and where the
-/// playing queue came from (for nowPlayingIdentifiers).
+/// The node's content state beside the manager: changes waiting for the next flush, and what the tree
+/// shows of playback (the loaded item, its length, the state to notice a pause).
 final class NodeContent: Sendable {
     let manager: PlayableContentManager
     let settings: ContentSettings
@@ -50,8 +50,6 @@ final class NodeContent: Sendable {
     struct State {
         var diff = CatalogDiff()
         var progress: Set<String> = []
-        /// Identifiers from the section down to the container the queue came from.
-        var queueContext: [String] = []
         /// The state and item of the last snapshot, to notice a pause.
         var lastState: PlaybackState = .stopped
         var durations: [String: Double] = [:]
@@ -115,11 +113,6 @@ final class NodeContent: Sendable {
             }
             return (state.diff, state.progress)
         }
-    }
-
-    var queueContext: [String] {
-        get { state.withLock { $0.queueContext } }
-        set { state.withLock { $0.queueContext = newValue } }
     }
 
     /// Records a snapshot; returns the state before it.

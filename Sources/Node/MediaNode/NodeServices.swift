@@ -37,8 +37,8 @@ extension Node {
         if let listeningHistory { services.append(.init(service: listeningHistory, serviceName: "ListeningHistory")) }
         if let playback, let engine {
             let reporter = PlaybackReporter(
-                nowPlaying: nowPlaying, commandCenter: commandCenter, feedback: feedback, volume: volume, progress: progress,
-                content: content, retained: retained, queueTopic: topics.queue, capabilities: capabilities, events: events,
+                nowPlaying: nowPlaying, commandCenter: commandCenter, feedback: feedback, progress: progress,
+                retained: retained, queueTopic: topics.queue, capabilities: capabilities, events: events,
                 logger: logger)
             services.append(.init(
                 service: PlaybackService(ready: commandsReady, playback: playback, engine: engine, stopping: reporter),

@@ -107,10 +107,7 @@ struct PlaybackReporter: PlaybackStopping, PlaybackFollower {
     let nowPlaying: NowPlayingPublisher
     let commandCenter: RemoteCommandCenter
     let feedback: FeedbackBook
-    let volume: ListenerVolume?
     let progress: PlaybackProgress?
-    /// Where the queue came from in the tree, for now playing's identifier path (S31).
-    let content: NodeContent?
     let retained: RetainedPublisher
     let queueTopic: String
     let capabilities: CapabilitiesPublisher
@@ -124,9 +121,7 @@ struct PlaybackReporter: PlaybackStopping, PlaybackFollower {
 
     func show(_ snapshot: PlaybackSnapshot, itemChanged: Bool) async {
         publishQueue(snapshot.queue)
-        volume?.publish(snapshot.volume, isMuted: snapshot.isMuted, speedGainDb: snapshot.speedGainDb)
-        await nowPlaying.update(
-            snapshot, nowPlayingIdentifiers: snapshot.item.map { (content?.queueContext ?? []) + [$0.identifier] })
+        await nowPlaying.update(snapshot, nowPlayingIdentifiers: snapshot.item.map { snapshot.queue.context + [$0.identifier] })
         commandCenter.setCurrentPlaybackRate(snapshot.rate)
         commandCenter.setParameter(
             "currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: RemoteCommand.changeRepeatMode)

@@ -23,13 +23,6 @@ public protocol PlayStateMemory: Sendable {
 
 extension CatalogDatabase: PlayStateMemory {}
 
-/// Where the playing queue came from in the tree (now playing's identifier path), saved with it.
-protocol QueueOrigin: Sendable {
-    var queueContext: [String] { get nonmutating set }
-}
-
-extension NodeContent: QueueOrigin {}
-
 /// What the car remembers across an ignition cycle: the queue in the order the listener hears it, the
 /// current entry and its place, the modes, the rate, and whether it played.
 ///
@@ -42,7 +35,6 @@ final class ResumeStore: Service, PlaybackObserver {
     private let memory: any PlayStateMemory
     private let playback: PlaybackController
     private let items: QueueItemMaker
-    private let origin: (any QueueOrigin)?
     private let mode: ResumeMode
     private let progressInterval: Duration
     /// The transport's: commands are taken, so playing on by itself comes after the first now playing.
@@ -62,14 +54,13 @@ final class ResumeStore: Service, PlaybackObserver {
     private let inputs: AsyncStream<Input>
     private let inputContinuation: AsyncStream<Input>.Continuation
 
-    init(memory: any PlayStateMemory, playback: PlaybackController, items: QueueItemMaker, origin: (any QueueOrigin)?,
+    init(memory: any PlayStateMemory, playback: PlaybackController, items: QueueItemMaker,
          mode: ResumeMode, progressInterval: Duration, ready: Latch, saveFailures: FailureEpisode = FailureEpisode(),
          logger: Logger) {
         self.saveFailures = saveFailures
         self.memory = memory
         self.playback = playback
         self.items = items
-        self.origin = origin
         self.mode = mode
         self.progressInterval = progressInterval
         self.ready = ready
@@ -132,7 +123,7 @@ final class ResumeStore: Service, PlaybackObserver {
             entries: book.saved?.entries ?? [], currentIndex: snapshot.queue.index,
             elapsed: snapshot.item == nil ? 0 : max(0, position ?? snapshot.elapsed),
             repeatMode: snapshot.queue.repeatMode.rawValue, shuffleMode: snapshot.queue.shuffleMode.rawValue,
-            rate: snapshot.rate, state: Self.stateName(snapshot), context: origin?.queueContext ?? [],
+            rate: snapshot.rate, state: Self.stateName(snapshot), context: snapshot.queue.context,
             savedAt: Date().timeIntervalSince1970)
         let queueChanged = book.saved?.entries.map(\.identifier) != snapshot.queue.identifiers
         if queueChanged {
@@ -194,8 +185,7 @@ final class ResumeStore: Service, PlaybackObserver {
             logger.info("nothing of the saved queue from the current entry on is in the catalog now; starting stopped")
             return false
         }
-        await playback.restore(queue, position: position, rate: saved.rate)
-        origin?.queueContext = saved.context
+        await playback.restore(queue, context: saved.context, position: position, rate: saved.rate)
         logger.info("restored a queue of \(queue.count) at entry \(queue.currentIndex.map { $0 + 1 } ?? 0), \(String(format: "%.1f", position)) s, \(saved.state)")
         return mode == .playing && saved.state == PlaybackState.playing.rawValue
     }

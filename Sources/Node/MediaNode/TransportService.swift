@@ -133,7 +133,7 @@ final class NodeSession: BrokerSession {
         } catch {
             logger.warning("cannot subscribe to the node's own status: \(error)")
         }
-        let volume = await self.volume?.restore() ?? 1
+        let volume = await self.volume?.restore()
         // The queue the last run saved goes back first, so the first now playing already shows it.
         await resumeStore?.restored.wait()
         publishInitialState(volume: volume, isRestored: await playback?.snapshot.item != nil)
@@ -183,14 +183,14 @@ final class NodeSession: BrokerSession {
     }
 
     /// - Parameters:
-    ///   - volume: the listener's level the audio output starts with.
+    ///   - volume: what `P/volume` shows as the audio output starts, when the node plays.
     ///   - isRestored: whether a queue from the last run is back: now playing and the queue then come from
     ///     it (the now-playing service publishes them), with no `stopped` before them.
-    private func publishInitialState(volume: Double, isRestored: Bool) {
+    private func publishInitialState(volume: VolumeState?, isRestored: Bool) {
         retained.publish(topics.status, Array("online".utf8))
         if !hasCatalog { info.publish() }
         capabilities.mark()
-        self.volume?.publish(volume, isMuted: false)
+        if let volume { self.volume?.topic.show(volume) }
         guard !isRestored else { return }
         retained.publish(topics.nowPlaying, JSONValue.object(["state": "stopped"]).jsonBytes)
         retained.publish(topics.nowPlayingArtwork, [])
