@@ -67,7 +67,7 @@ struct ResumeStoreTests {
         ready.open()
         return ResumeStore(
             memory: memory, playback: playback, items: QueueItemMaker(catalog: catalog, downloads: nil),
-            mode: mode, progressInterval: .seconds(3600), ready: ready, logger: Logger(label: "test"))
+            mode: mode, ready: ready, logger: Logger(label: "test"))
     }
 
     @Test("puts the saved queue back paused, with its context, and saves it paused at shutdown")
@@ -92,7 +92,7 @@ struct ResumeStoreTests {
         let playback = PlaybackController(engine: engine)
         let memory = Memory(Self.saved(state: "paused"))
         let store = Self.store(memory, catalog: Self.catalog(["t:1", "t:2", "t:3"]), engine: engine, playback: playback)
-        let follower = Task { for await snapshot in playback.snapshots { store.playbackChanged(snapshot) } }
+        let follower = Task { for await snapshot in playback.snapshots { await store.playbackChanged(snapshot) } }
         defer { follower.cancel() }
         try await Self.run(store) {
             #expect(await playback.setRepeatMode(.all) == .success)

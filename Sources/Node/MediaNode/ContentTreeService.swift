@@ -11,7 +11,8 @@ import ServiceLifecycle
 // MARK: - The retained content tree
 
 /// Publishes the upper levels of the tree once the command subscriptions and capabilities are in place
-/// (S19), then follows catalog changes and playback progress; reads the catalog's counts for `P/info`.
+/// (S19), then follows catalog changes and the progress the playback observers mark; reads the catalog's
+/// counts for `P/info`.
 struct ContentTreeService: Service {
     let ready: Latch
     /// Opens once the initial state, the tree's upper levels included, is out.
@@ -19,7 +20,6 @@ struct ContentTreeService: Service {
     let content: NodeContent
     let catalog: any ContentCatalog
     let treeArtwork: TreeArtworkPublisher
-    let progress: PlaybackProgress
     let info: NodeInfo
     let retained: RetainedPublisher
     /// Which tree nodes earlier runs left retained, when the catalog file remembers it.
@@ -36,7 +36,6 @@ struct ContentTreeService: Service {
                 group.addTask { await publishInitialTree() }
                 group.addTask { for await diff in changes { content.mark(diff) } }
                 group.addTask { await flushContent() }
-                group.addTask { await progress.savePeriodically() }
                 group.addTask { await content.runPrefetches() }
                 group.addTask(priority: .utility) { await treeArtwork.run() }
                 // P/info waits for the catalog's counts, which take a while on a large cache; they are read

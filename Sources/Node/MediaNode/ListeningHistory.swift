@@ -61,9 +61,11 @@ final class ListeningHistory: Service, PlaybackObserver, FeedbackObserver {
 
     // MARK: - What reaches it, on its neighbours' tasks
 
-    func playbackChanged(_ snapshot: PlaybackSnapshot) { continuation.yield(.snapshot(snapshot, at: .now)) }
+    func playbackChanged(_ snapshot: PlaybackSnapshot, itemChanged: Bool = false) async {
+        continuation.yield(.snapshot(snapshot, at: .now))
+    }
 
-    func playbackReported(_ event: PlaybackEvent) { continuation.yield(.event(event, at: .now)) }
+    func playbackReported(_ event: PlaybackEvent) async { continuation.yield(.event(event, at: .now)) }
 
     func feedbackChanged(_ identifier: String, to feedback: ItemFeedback) { continuation.yield(.marked(identifier)) }
 

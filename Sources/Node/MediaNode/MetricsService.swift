@@ -148,7 +148,7 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
 
     // MARK: - PlaybackObserver
 
-    func playbackChanged(_ snapshot: PlaybackSnapshot) {
+    func playbackChanged(_ snapshot: PlaybackSnapshot, itemChanged: Bool = false) async {
         let now = ContinuousClock.now
         let played = playingSince.withLock { since -> Duration? in
             defer { since = snapshot.state == .playing ? (since ?? now) : nil }
@@ -157,7 +157,7 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
         if let played { secondsPlayed.increment(by: Self.seconds(played)) }
     }
 
-    func playbackReported(_ event: PlaybackEvent) {
+    func playbackReported(_ event: PlaybackEvent) async {
         switch event {
         case .error: errors.increment()
         case .stalled: stalls.increment()

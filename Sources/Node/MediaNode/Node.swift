@@ -197,7 +197,7 @@ public final class Node: Sendable {
         if let playback, let playStateMemory {
             self.resumeStore = ResumeStore(
                 memory: playStateMemory, playback: playback, items: queueItems,
-                mode: configuration.resume, progressInterval: configuration.content.progressInterval, ready: commandsReady,
+                mode: configuration.resume, ready: commandsReady,
                 saveFailures: progressSaveFailures, logger: logger)
         } else {
             self.resumeStore = nil

@@ -10,9 +10,10 @@ extension Node {
     ///
     /// The group starts them together and shuts them down one at a time in reverse: the commands service
     /// stops taking commands first, then Home Assistant, downloads, the loudness analyser (stopping its
-    /// child), the catalog service, the content tree, announcements, now playing, the audio (which saves where the item
-    /// stands) and the listening history, and the transport last, which says `offline` and disconnects once
-    /// nothing else can publish. Start order is not left to the group: every service waits for
+    /// child), the catalog service, the content tree, announcements, the playback observers, now playing's
+    /// artwork, the resume store, the audio (whose observers first save where the item stands) and the
+    /// listening history, and the transport last, which says `offline` and disconnects once nothing else
+    /// can publish. Start order is not left to the group: every service waits for
     /// `commandsReady`, which the transport opens once the command subscriptions and capabilities are in
     /// place (S19).
     /// - Parameter catalogService: the catalog refresher, placed after the content tree it feeds.
@@ -36,28 +37,35 @@ extension Node {
         // its lists in line with the catalog.
         if let listeningHistory { services.append(.init(service: listeningHistory, serviceName: "ListeningHistory")) }
         if let playback, let engine {
-            let reporter = PlaybackReporter(
-                nowPlaying: nowPlaying, commandCenter: commandCenter, feedback: feedback, progress: progress,
-                retained: retained, queueTopic: topics.queue, capabilities: capabilities, events: events,
-                logger: logger)
+            // The retained state a snapshot shows, which a reply waits for, then whatever else follows playback.
+            let showing: [any PlaybackObserver] = [
+                QueueTopic(retained: retained, topic: topics.queue), nowPlaying,
+                PlaybackCapabilities(commandCenter: commandCenter, feedback: feedback, capabilities: capabilities),
+            ]
+            let following: [any PlaybackObserver] = ([
+                progress, PlaybackEventPublisher(events: events, logger: logger), resumeStore, listeningHistory,
+                metricsService,
+            ] as [(any PlaybackObserver)?]).compactMap { $0 }
             services.append(.init(
-                service: PlaybackService(ready: commandsReady, playback: playback, engine: engine, stopping: reporter),
+                service: PlaybackService(
+                    ready: commandsReady, playback: playback, engine: engine, observers: showing + following),
                 serviceName: "Playback"))
             // After the audio, so it stops before it: the place it saves is where the audio stopped.
             if let resumeStore { services.append(.init(service: resumeStore, serviceName: "Resume")) }
+            services.append(.init(service: nowPlaying, serviceName: "NowPlaying"))
             services.append(.init(
-                service: NowPlayingService(
-                    ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: reporter,
-                    shown: shownSnapshots, observers: [resumeStore as (any PlaybackObserver)?, listeningHistory, metricsService].compactMap { $0 }),
-                serviceName: "NowPlaying"))
+                service: PlaybackObserverService(
+                    ready: commandsReady, playback: playback, showing: showing, following: following,
+                    shown: shownSnapshots, progressInterval: configuration.content.progressInterval),
+                serviceName: "PlaybackObservers"))
             // After the audio, so a clip playing at shutdown is stopped before the music.
             if let announcer { services.append(.init(service: announcer, serviceName: "Announcements")) }
         }
-        if let content, let catalog, let progress {
+        if let content, let catalog {
             services.append(.init(
                 service: ContentTreeService(
                     ready: commandsReady, started: initialStatePublished, content: content, catalog: catalog,
-                    treeArtwork: treeArtwork, progress: progress, info: info, retained: retained, retainedBook: retainedBook,
+                    treeArtwork: treeArtwork, info: info, retained: retained, retainedBook: retainedBook,
                     treeTopic: topics.contentTree, logger: logger),
                 serviceName: "ContentTree"))
         }

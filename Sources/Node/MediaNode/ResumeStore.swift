@@ -28,15 +28,14 @@ extension CatalogDatabase: PlayStateMemory {}
 ///
 /// The only owner of the saved play state. At start it puts it back into the playback controller before
 /// the node publishes anything (`restored` opens then), so the first now playing already shows it; while
-/// the node runs it follows playback and saves each change in one small transaction on its own task, never
-/// on the audio's; the position every progress interval while playing, and exactly at shutdown (it stops
-/// before the audio does).
+/// the node runs it observes playback and saves each change in one small transaction on its own task, never
+/// on the audio's; the position every progress interval while playing (`playbackProgressed`), and exactly
+/// at shutdown (it stops before the audio does).
 final class ResumeStore: Service, PlaybackObserver {
     private let memory: any PlayStateMemory
     private let playback: PlaybackController
     private let items: QueueItemMaker
     private let mode: ResumeMode
-    private let progressInterval: Duration
     /// The transport's: commands are taken, so playing on by itself comes after the first now playing.
     private let ready: Latch
     private let logger: Logger
@@ -55,14 +54,13 @@ final class ResumeStore: Service, PlaybackObserver {
     private let inputContinuation: AsyncStream<Input>.Continuation
 
     init(memory: any PlayStateMemory, playback: PlaybackController, items: QueueItemMaker,
-         mode: ResumeMode, progressInterval: Duration, ready: Latch, saveFailures: FailureEpisode = FailureEpisode(),
+         mode: ResumeMode, ready: Latch, saveFailures: FailureEpisode = FailureEpisode(),
          logger: Logger) {
         self.saveFailures = saveFailures
         self.memory = memory
         self.playback = playback
         self.items = items
         self.mode = mode
-        self.progressInterval = progressInterval
         self.ready = ready
         self.logger = logger
         // Only the newest change matters: a save writes the whole state as it is then.
@@ -71,9 +69,9 @@ final class ResumeStore: Service, PlaybackObserver {
 
     // MARK: - PlaybackObserver
 
-    func playbackChanged(_ snapshot: PlaybackSnapshot) { inputContinuation.yield(.changed) }
+    func playbackChanged(_ snapshot: PlaybackSnapshot, itemChanged: Bool = false) async { inputContinuation.yield(.changed) }
 
-    func playbackReported(_ event: PlaybackEvent) {}
+    func playbackProgressed(_ snapshot: PlaybackSnapshot, position: Double) async { inputContinuation.yield(.tick) }
 
     // MARK: - Service
 
@@ -82,9 +80,6 @@ final class ResumeStore: Service, PlaybackObserver {
         restored.open()
         var book = SaveBook()
         await withDiscardingTaskGroup { group in
-            group.addTask { [inputContinuation, progressInterval] in
-                while (try? await Task.sleep(for: progressInterval)) != nil { inputContinuation.yield(.tick) }
-            }
             if playOn {
                 group.addTask { [ready, playback, logger] in
                     await ready.wait()
