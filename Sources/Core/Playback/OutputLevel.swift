@@ -1,20 +1,5 @@
 // MARK: - The output level (Mopidy's mixer)
 
-/// What `P/volume` shows: the listener's level, mute, and the speed gain the output is at or moving to.
-public struct VolumeState: Sendable, Equatable {
-    /// The listener's level, 0...1, whatever a duck does to the output.
-    public var volume: Double
-    public var isMuted: Bool
-    /// The speed-dependent gain the output moves to, dB (reached within about a second).
-    public var speedGainDb: Double
-
-    public init(volume: Double = 1, isMuted: Bool = false, speedGainDb: Double = 0) {
-        self.volume = volume
-        self.isMuted = isMuted
-        self.speedGainDb = speedGainDb
-    }
-}
-
 /// The one owner of everything that scales what is heard: the listener's level and mute, the ducks (an
 /// `interrupt` with `duck`, an announcement), the speed-dependent gain, and each item's loudness gain.
 ///

@@ -1,11 +1,5 @@
-import CatalogStore
 import ContentTree
-import Downloads
-import Foundation
 import Logging
-import MediaJSON
-import Playback
-import RemoteCommands
 import ServiceLifecycle
 
 // MARK: - The retained content tree
@@ -103,80 +97,6 @@ struct ContentTreeService: Service {
                     retained.clear(topics.contentTree(path.indices))
                 }
             }
-        }
-    }
-}
-
-// MARK: - Why the tree is empty
-
-extension NodeContent {
-    /// Says why the root is empty (no media, still loading, offline); the status item follows (S25).
-    func setEmptyRootReason(_ reason: EmptyRootReason, logger: Logger) async {
-        do {
-            _ = try await manager.setEmptyRootReason(reason)
-        } catch {
-            logger.warning("could not republish the root: \(error)")
-        }
-    }
-
-    /// Says why a section is empty (S25); its status item follows while it is.
-    func setSectionStatus(_ reason: EmptyRootReason, for section: String, logger: Logger) async {
-        do {
-            _ = try await manager.setSectionStatus(reason, for: section)
-        } catch {
-            logger.warning("could not republish section \(section): \(error)")
-        }
-    }
-
-    static func make(catalog: (any ContentCatalog)?, configuration: NodeConfiguration,
-                     publish: @escaping @Sendable (TreeUpdate) -> Void) -> NodeContent? {
-        guard let catalog else { return nil }
-        let topics = configuration.topics
-        let settings = configuration.content
-        let tree = ContentTreeConfiguration(
-            publishedDepth: settings.publishedDepth, pageSize: settings.pageSize, artworkTopic: { topics.artwork($0) })
-        // With sources configured, the catalog service says what came of them once it has read them.
-        let hasSources = !configuration.libraries.isEmpty || !configuration.catalogs.isEmpty
-        let reason: EmptyRootReason = hasSources ? .loading : .noMedia
-        // Recently Played and Favorites fill as the listener plays and marks: empty, they say "no media" from
-        // the first publish, never "loading".
-        let listening = [ContentItem.Section.recent, ContentItem.Section.favorites]
-        return NodeContent(
-            manager: PlayableContentManager(
-                catalog: catalog, configuration: tree, emptyRootReason: reason,
-                sectionStatus: Dictionary(uniqueKeysWithValues: listening.map { ($0, .noMedia) }), publish: publish),
-            settings: settings)
-    }
-}
-
-// MARK: - P/context
-
-/// Follows `P/context` from the vehicle: the content limits (S22), `networkMetered` for downloads and
-/// `vehicleSpeed` for the speed gain; a malformed context is ignored and reported.
-struct ContextFollower: Sendable {
-    let content: NodeContent?
-    let level: OutputLevel?
-    let downloads: DownloadManager?
-    let speedGain: VehicleSpeedGain
-    let events: EventPublisher
-    let logger: Logger
-
-    func apply(_ payload: [UInt8]) async {
-        let document = try? JSONValue(parsing: payload)
-        if let downloads, case let .object(fields)? = document, case let .bool(metered)? = fields["networkMetered"] {
-            downloads.setMetered(metered)
-        }
-        if let level, let document, let gain = speedGain.gainDb(for: document) {
-            await level.setSpeedGain(gain)
-        }
-        guard let content else { return }
-        do {
-            let document = try JSONValue(parsing: payload)
-            let limits = try ContentLimits(context: document, previous: await content.manager.limits)
-            _ = try await content.manager.setLimits(limits)
-        } catch {
-            logger.warning("ignored a context message: \(error)")
-            events.publish(["type": "error", "message": .string("context: \(error)")])
         }
     }
 }

@@ -4,25 +4,6 @@ import Logging
 import Playback
 import ServiceLifecycle
 
-/// `--resume`: what a start does with the play state the last run saved.
-public enum ResumeMode: String, Sendable, CaseIterable {
-    /// The saved queue comes back paused at the saved place (the default).
-    case paused
-    /// As `paused`, and a node that was playing when it stopped plays on by itself.
-    case playing
-    /// Starts stopped with an empty queue, as version 1 did; the play state is still saved.
-    case off
-}
-
-/// Where the play state is kept across restarts (the catalog file).
-public protocol PlayStateMemory: Sendable {
-    func savedPlayState() async throws -> SavedPlayState?
-    func savePlayState(_ saved: SavedPlayState, queueChanged: Bool) async throws
-    func savePlayPosition(_ elapsed: Double, savedAt: Double) async throws
-}
-
-extension CatalogDatabase: PlayStateMemory {}
-
 /// What the car remembers across an ignition cycle: the queue in the order the listener hears it, the
 /// current entry and its place, the modes, the rate, and whether it played.
 ///

@@ -1,4 +1,3 @@
-import ContentTree
 import Playback
 import RemoteCommands
 
@@ -41,13 +40,5 @@ extension ContentCommands {
             return .failed("could not read the catalog: \(error)")
         }
         return CommandResult.result(await playback.addToQueue(added, request.position == .next ? .afterCurrent : .atEnd))
-    }
-}
-
-extension NodeContent {
-    /// A container's playable children in catalog order (at most the 1000 a queue takes from one container).
-    func playableChildren(of container: ContentItem) async throws -> [ContentItem] {
-        let page = try await manager.catalog.children(of: container.identifier, offset: 0, limit: 1000)
-        return page.items.filter { $0.isPlayable && $0.uri != nil }
     }
 }
