@@ -23,7 +23,7 @@ public actor OutputLevel {
     /// Where each item's loudness comes from (nil: every item plays as it is), and the target.
     let loudnessSource: (any LoudnessSource)?
     let levelling: LoudnessLevelling
-    /// Marks `P/volume`; called in the change, before it returns.
+    /// Marks `P/volume`; called in a change that changed what it shows, before the change returns.
     private let show: @Sendable (VolumeState) -> Void
     /// The session's factors; `gain.level` is the listener's level.
     private(set) var gain = OutputGain()
@@ -103,12 +103,14 @@ public actor OutputLevel {
 
     // MARK: - Applying
 
-    /// Changes the factors, gives the engine the new ones, and shows them; one change at a time.
+    /// Changes the factors, gives the engine the new ones, and shows them if what `P/volume` shows changed;
+    /// one change at a time.
     private func change(_ body: (inout OutputGain) -> Void) async {
         await turns.exclusively {
+            let shown = state
             body(&gain)
             await engine.setOutputGain(gain)
-            show(state)
+            if state != shown { show(state) }
         }
     }
 }
