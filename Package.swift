@@ -272,7 +272,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaNodeCoreTests",
-            dependencies: ["MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree", "Announcements", "MediaNodeTesting"],
+            dependencies: [
+                "MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree", "Announcements", "MediaNodeTesting",
+                "MPRIS", "DBusBinding",
+            ],
             swiftSettings: swiftSettings
         ),
         /// The node's own logic on in-memory twins (transport, audio engine, catalog): no broker, no GStreamer.
@@ -304,7 +307,7 @@ let package = Package(
             name: "MediaNodeIntegrationTests",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "ContentTree",
-                "CatalogStore", "GStreamerAudio", "Playback", "NowPlaying", "NodeMetrics",
+                "CatalogStore", "GStreamerAudio", "Playback", "NowPlaying", "NodeMetrics", "DBusBinding", "MPRIS",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
