@@ -11,7 +11,7 @@ import Testing
 @Suite("MPRIS under hostile calls and a restarting bus", .ownThreads)
 struct MPRISRobustnessTests {
     /// `MEDIANODE_MPRIS_FUZZ_COUNT` (the full run is 10,000; CI runs fewer).
-    static var count: Int { ProcessInfo.processInfo.environment["MEDIANODE_MPRIS_FUZZ_COUNT"].flatMap(Int.init) ?? 1_500 }
+    static var count: Int { ProcessInfo.processInfo.environment["MEDIANODE_MPRIS_FUZZ_COUNT"].flatMap(Int.init) ?? 3_000 }
     /// The D-Bus errors a hostile call may get; any other (a timeout, an unknown service) is a failure.
     static let expectedErrors: Set<String> = [
         MPRISNames.commandFailed, "org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.UnknownMethod",
