@@ -78,14 +78,17 @@ public final class MPRISPlayerObject: BusObjectHandler {
             var payload = payload.objectValue ?? [:]
             payload["id"] = .string("mpris:\(request)")
             door.submit(command: name, payload: .object(payload)) { [self] answer in
-                // What the command changed is signalled before its answer: a client that reads a property on
-                // the answer sees the new value.
-                refresh()
-                guard answer.result.status == .success else {
-                    return reply.fail(name: MPRISNames.commandFailed,
-                                      message: answer.result.message ?? "\(name): \(answer.result.status.rawValue)")
+                // Called on the lane that answered (the audio engine's thread, for a playback command): the
+                // reading and signalling happen elsewhere, and what the command changed is signalled before its
+                // answer, so a client that reads a property on the answer sees the new value.
+                Task(executorPreference: globalConcurrentExecutor) { [self] in
+                    refresh()
+                    guard answer.result.status == .success else {
+                        return reply.fail(name: MPRISNames.commandFailed,
+                                          message: answer.result.message ?? "\(name): \(answer.result.status.rawValue)")
+                    }
+                    reply.succeed()
                 }
-                reply.succeed()
             }
         case .nothing:
             reply.succeed()
