@@ -1,6 +1,7 @@
 import Foundation
 import MPRIS
 import MediaJSON
+import MediaNode
 import MediaNodeTesting
 import Testing
 
@@ -21,7 +22,15 @@ struct MPRISGDBusTests {
             #expect(introspection.contains("interface \(interface) {"), "\(introspection)")
         }
         #expect(introspection.contains("readwrite d Volume"))
+        // What the player can do follows P/commands: a prepared queue plays, pauses, goes on and seeks.
+        try await rig.node.waitForState("paused")
+        let player = try await rig.gdbus("org.freedesktop.DBus.Properties.GetAll", MPRISNames.player).output
+        for can in ["CanGoNext", "CanGoPrevious", "CanPlay", "CanPause", "CanSeek", "CanControl"] {
+            #expect(player.contains("'\(can)': <true>"), "\(can): \(player)")
+        }
+        #expect(try await rig.property(MPRISNames.trackList, "CanEditTracks") == "(<false>,)")
         // Raise and Quit do nothing, as MPRIS says of a player that cannot raise or quit.
+        #expect(try await rig.gdbus("\(root).Raise").status == 0)
         #expect(try await rig.gdbus("\(root).Quit").status == 0)
         #expect(try await rig.node.status("pause") == "commandFailed", "the node still answers after Quit")
         await rig.stop()
@@ -49,9 +58,30 @@ struct MPRISGDBusTests {
         // A value MPRIS does not define is refused before the command center, with why.
         let bad = try await rig.gdbus("org.freedesktop.DBus.Properties.Set", MPRISNames.player, "LoopStatus", "<'Sometimes'>")
         #expect(bad.output.contains("CommandFailed: LoopStatus must be None, Track or Playlist"), "\(bad.output)")
+        // CanEditTracks is false: the track list is not edited through MPRIS.
+        let add = try await rig.gdbus("\(MPRISNames.trackList).AddTrack", "file:///a.ogg", first, "false")
+        #expect(add.output.contains("CommandFailed: CanEditTracks is false"), "\(add.output)")
         // A wrong type never reaches the node: GDBus answers from the introspection data.
         let wrongType = try await rig.gdbus("org.freedesktop.DBus.Properties.Set", MPRISNames.player, "Volume", "<'loud'>")
         #expect(wrongType.output.contains("InvalidArgs"), "\(wrongType.output)")
+        await rig.stop()
+    }
+
+    @Test("D-Bus calls are counted in P/metrics by their replies' status, as MQTT commands are")
+    func countedInMetrics() async throws {
+        let rig = try await MPRISRig.start("mpris-metrics", cover: false) { $0.metrics = MetricsSettings(interval: .seconds(1)) }
+        let node = rig.node
+        try await node.waitForState("paused")
+        let before = try await node.waitUntil(node.topics.metrics, "P/metrics") { $0["commands"] != nil }
+        let success = before["commands"]?["success"]?.numberValue ?? 0
+        let failed = before["commands"]?["commandFailed"]?.numberValue ?? 0
+        #expect(try await rig.gdbus("\(MPRISNames.player).Play").status == 0)
+        try await node.waitForState("playing")
+        #expect(try await rig.gdbus("\(MPRISNames.player).Play").output.contains("CommandFailed"), "play while playing")
+        try await node.waitUntil(node.topics.metrics, "both calls counted", timeout: 10) {
+            ($0["commands"]?["success"]?.numberValue ?? 0) >= success + 1
+                && ($0["commands"]?["commandFailed"]?.numberValue ?? 0) >= failed + 1
+        }
         await rig.stop()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MPRIS
 import MediaJSON
 import MediaNodeTesting
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// every call shows on MQTT as the same command would.
 @Suite("MPRIS through playerctl", .ownThreads)
 struct MPRISPlayerctlTests {
-    @Test("play, pause, next and position act as the MQTT commands do: the same replies, state and sound")
+    @Test("play, pause, play-pause, next, previous, stop and position act as the MQTT commands do: the same replies, state and sound")
     func transport() async throws {
         let rig = try await MPRISRig.start("mpris-transport")
         let node = rig.node
@@ -48,17 +49,32 @@ struct MPRISPlayerctlTests {
         let reported = try #require(Double(try await rig.playerctl("position")))
         #expect(isNear(reported, 4, within: 0.02), "playerctl position reads \(reported)")
 
-        try await rig.playerctl("play")
+        let toggle = try await rig.mqttReply(to: "togglePlayPause") { try await rig.playerctl("play-pause") }
+        #expect(toggle["status"] == "success")
         try await node.waitForState("playing")
         let forward = try await rig.mqttReply(to: "skipForward") { try await rig.playerctl("position", "3+") }
         #expect(forward["status"] == "success", "a relative position is Seek, skipForward on MQTT: \(forward.jsonString)")
         try await node.waitUntil(node.topics.nowPlaying, "about 7 s in") {
             ($0["elapsedPlaybackTime"]?.numberValue ?? 0) > 6.5
         }
+        // More than 3 s in, previous restarts the item, as previousTrack does over MQTT; then back to the first.
+        let previous = try await rig.mqttReply(to: "previousTrack") { try await rig.playerctl("previous") }
+        #expect(previous["status"] == "success")
+        try await node.waitUntil(node.topics.nowPlaying, "the second item from its start") {
+            $0["identifier"]?.stringValue == rig.library.identifier(1) && ($0["elapsedPlaybackTime"]?.numberValue ?? 9) < 1
+        }
+        try await rig.playerctl("previous")
+        try await node.waitUntil(node.topics.nowPlaying, "the first item") { $0["identifier"]?.stringValue == rig.library.identifier(0) }
+
+        let stop = try await rig.mqttReply(to: "stop") { try await rig.playerctl("stop") }
+        #expect(stop["status"] == "success")
+        try await node.waitForState("stopped")
+        #expect(try await rig.playerctl("status") == "Stopped")
+        #expect(try await rig.property(MPRISNames.trackList, "Tracks") == "(<@ao []>,)", "stop empties the queue")
         await rig.stop()
     }
 
-    @Test("loop, shuffle and volume are written through MPRIS and read back; MQTT shows each change")
+    @Test("loop, shuffle, volume and rate are written through MPRIS and read back; MQTT shows each change")
     func modesAndVolume() async throws {
         let rig = try await MPRISRig.start("mpris-modes")
         let node = rig.node
@@ -86,6 +102,23 @@ struct MPRISPlayerctlTests {
         // MPRIS: a negative volume means 0.
         try await rig.playerctl("volume", "0.5-")
         try await node.waitUntil(node.topics.volume, "volume 0") { $0["volume"] == 0 }
+
+        // Rate, which playerctl does not write: gdbus, as a head unit's own client would.
+        try await rig.playerctl("play")
+        try await node.waitForState("playing")
+        let rate = try await rig.mqttReply(to: "changePlaybackRate") {
+            _ = try await rig.gdbus("org.freedesktop.DBus.Properties.Set", MPRISNames.player, "Rate", "<1.5>")
+        }
+        #expect(rate["status"] == "success")
+        try await node.waitUntil(node.topics.nowPlaying, "rate 1.5") { $0["playbackRate"] == 1.5 }
+        #expect(try await rig.property(MPRISNames.player, "Rate") == "(<1.5>,)")
+        #expect(try await rig.property(MPRISNames.player, "MinimumRate") == "(<0.5>,)")
+        #expect(try await rig.property(MPRISNames.player, "MaximumRate") == "(<2.0>,)")
+        // A rate of 0 is a pause (MPRIS); a rate the player does not take is refused as changePlaybackRate is.
+        _ = try await rig.gdbus("org.freedesktop.DBus.Properties.Set", MPRISNames.player, "Rate", "<0.0>")
+        try await node.waitForState("paused")
+        let odd = try await rig.gdbus("org.freedesktop.DBus.Properties.Set", MPRISNames.player, "Rate", "<1.1>")
+        #expect(odd.output.contains("CommandFailed: playbackRate 1.1 is not one of the player's rates"), "\(odd.output)")
         await rig.stop()
     }
 

@@ -18,7 +18,8 @@ struct MPRISRig {
     var player: String { "medianode.car1" }
 
     static func start(_ label: String, tones: [(frequency: Int, seconds: Double)] = [(440, 12), (660, 12), (880, 12)],
-                      cover: Bool = true, daemon: DBusDaemon? = nil) async throws -> MPRISRig {
+                      cover: Bool = true, daemon: DBusDaemon? = nil,
+                      configure: @escaping (inout NodeConfiguration) -> Void = { _ in }) async throws -> MPRISRig {
         let daemon = if let daemon { daemon } else { try await DBusDaemon() }
         let library = try await ToneLibrary(label, tones: tones)
         if cover { try await AudioFixtures.writeCover(width: 64, height: 64, in: library.library) }
@@ -26,6 +27,7 @@ struct MPRISRig {
         let node = try await library.start(configure: { configuration in
             configuration.mpris = .address(daemon.address)
             configuration.mprisArtworkDirectory = artwork
+            configure(&configuration)
         })
         let rig = MPRISRig(daemon: daemon, library: library, node: node, tools: DBusTools(address: daemon.address))
         try await rig.waitUntilRegistered()

@@ -136,6 +136,23 @@ struct MPRISRobustnessTests {
         await rig.stop()
     }
 
+    @Test("without a bus at start the node still comes online, and appears on D-Bus once the bus does")
+    func noBusAtStart() async throws {
+        let daemon = try await DBusDaemon(startNow: false)
+        defer { daemon.stop() }
+        // MPRISRig.start waits for the player; without a bus, start the node alone and check MQTT first.
+        let library = try await ToneLibrary("mpris-late-bus", tones: [(440, 8)])
+        defer { library.remove() }
+        let node = try await library.start(configure: { $0.mpris = .address(daemon.address) })
+        try await node.waitForState("paused")
+        #expect(try await node.status("play") == "success", "the node plays with no bus")
+        try await daemon.start()
+        let rig = MPRISRig(daemon: daemon, library: library, node: node, tools: DBusTools(address: daemon.address))
+        try await rig.waitUntilRegistered(timeout: .seconds(10))
+        #expect(try await rig.playerctl("status") == "Playing")
+        await node.stop()
+    }
+
     // MARK: - Helpers
 
     static func waitForPlayer(_ client: BusClient, name: String, node: NodeProcess) async throws {
