@@ -134,6 +134,7 @@ extension Playhead {
         if isRestoredUnloaded {
             anchor(at: seconds)
             publish()
+            if let item = queue.currentItem { streams.emit(.seeked(identifier: item.identifier, position: seconds)) }
             return .success
         }
         do throws(AudioError) {
@@ -146,6 +147,7 @@ extension Playhead {
         if state == .playing { seeking.landing = loads.current }
         anchor(at: seconds)
         publish()
+        if let item = queue.currentItem { streams.emit(.seeked(identifier: item.identifier, position: seconds)) }
         return .success
     }
 
@@ -167,6 +169,8 @@ extension Playhead {
             seeking.hold = nil
             try? await engine.setRate(rate)
             anchor(at: anchored.elapsed)
+            // Whoever follows the position at the listener's rate is that far off now.
+            if let item = queue.currentItem { streams.emit(.seeked(identifier: item.identifier, position: anchored.elapsed)) }
         }
     }
 }

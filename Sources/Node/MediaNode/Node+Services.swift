@@ -1,5 +1,6 @@
 import CatalogStore
 import Logging
+import MPRIS
 import ServiceLifecycle
 
 // MARK: - The node as services
@@ -43,7 +44,7 @@ extension Node {
             ]
             let following: [any PlaybackObserver] = ([
                 progress, PlaybackEventPublisher(events: events, logger: logger), resumeStore, listeningHistory,
-                metricsService,
+                metricsService, mpris.map(MPRISSeekFollower.init),
             ] as [(any PlaybackObserver)?]).compactMap { $0 }
             services.append(.init(
                 service: PlaybackService(
@@ -85,6 +86,14 @@ extension Node {
         services.append(.init(
             service: InboundService(lanes: inbound, answering: commands, playbackExecutor: engine?.callExecutor),
             serviceName: "Commands"))
+        // Last, so it stops first: no D-Bus call reaches the lanes once they close.
+        if let mpris, let bus = configuration.mpris {
+            services.append(.init(
+                service: MPRISService(
+                    bus: bus, nodeID: configuration.nodeID, object: mpris, ready: { [commandsReady] in await commandsReady.wait() },
+                    logger: logger),
+                serviceName: "MPRIS"))
+        }
         return services
     }
 

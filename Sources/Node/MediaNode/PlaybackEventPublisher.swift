@@ -2,7 +2,8 @@ import Logging
 import MediaJSON
 import Playback
 
-/// Playback's events on `P/events`: trackStarted, trackEnded and error (a stall is counted in `P/metrics`).
+/// Playback's events on `P/events`: trackStarted, trackEnded and error (a stall is counted in `P/metrics`,
+/// a seek shown by now playing).
 struct PlaybackEventPublisher: PlaybackObserver {
     let events: EventPublisher
     let logger: Logger
@@ -22,8 +23,8 @@ struct PlaybackEventPublisher: PlaybackObserver {
                 "type": "error", "identifier": JSONValue(identifier), "kind": .string(error.kind.rawValue),
                 "message": .string(error.message),
             ])
-        case .stalled:
-            // Counted in `P/metrics`; the contract has no event for it, and a flaky stream would flood one.
+        case .stalled, .seeked:
+            // A stall is counted in `P/metrics`; the contract has no event for either (now playing shows a seek).
             break
         }
     }
