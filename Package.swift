@@ -273,7 +273,7 @@ let package = Package(
         .testTarget(
             name: "MediaNodeCoreTests",
             dependencies: [
-                "MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree", "Announcements", "MediaNodeTesting",
+                "MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree", "Announcements", "MediaNode", "MediaNodeTesting",
                 "MPRIS", "DBusBinding",
             ],
             swiftSettings: swiftSettings

@@ -1,6 +1,8 @@
 import DBusBinding
-@testable import MPRIS
 import MediaJSON
+import MediaNode
+import MediaNodeTesting
+@testable import MPRIS
 import NowPlaying
 import Playback
 import RemoteCommands

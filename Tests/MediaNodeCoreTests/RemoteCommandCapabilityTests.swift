@@ -1,4 +1,6 @@
 import MediaJSON
+import MediaNode
+import MediaNodeTesting
 import RemoteCommands
 import Synchronization
 import Testing

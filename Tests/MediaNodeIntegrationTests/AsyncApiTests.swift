@@ -1,6 +1,7 @@
 import Foundation
 import MQTTTransport
 import MediaJSON
+import MediaNode
 import MediaNodeTesting
 import RemoteCommands
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import MQTTTransport
 import MediaJSON
+import MediaNode
 import MediaNodeTesting
 import Testing
 
@@ -105,7 +106,7 @@ final class FuzzStream: @unchecked Sendable {
     let playablePath: [Int]
 
     init(seed: UInt64, playablePath: [Int]) {
-        generator = HostilePayloads(seed: seed)
+        generator = HostilePayloads(seed: seed, commands: CommandTable.commands)
         self.seed = seed
         self.playablePath = playablePath
     }

@@ -262,20 +262,18 @@ public actor Announcer: Service {
 }
 
 extension Announcer {
-    /// Binds `announce` in `center`: accepted (its id in the reply) or refused at once; played in turn.
-    public nonisolated func handleCommands(in center: RemoteCommandCenter) {
-        center.addHandler(for: .announce) { [self] request in
-            switch request {
-            case .cancel:
-                let ended = await cancelAll()
-                return CommandResult(.success, data: ["cancelled": .number(Double(ended))])
-            case let .announce(announcement):
-                switch await accept(announcement) {
-                case let .success(id):
-                    return CommandResult(.success, data: ["announcementId": .string(id)])
-                case let .failure(refusal):
-                    return CommandResult(refusal.kind == .noSuchContent ? .noSuchContent : .commandFailed, message: refusal.message)
-                }
+    /// `announce`: accepted (its id in the reply) or refused at once, then played in turn; or `cancel`.
+    public func answer(_ request: AnnounceRequest) async -> CommandResult {
+        switch request {
+        case .cancel:
+            let ended = await cancelAll()
+            return CommandResult(.success, data: ["cancelled": .number(Double(ended))])
+        case let .announce(announcement):
+            switch await accept(announcement) {
+            case let .success(id):
+                return CommandResult(.success, data: ["announcementId": .string(id)])
+            case let .failure(refusal):
+                return CommandResult(refusal.kind == .noSuchContent ? .noSuchContent : .commandFailed, message: refusal.message)
             }
         }
     }

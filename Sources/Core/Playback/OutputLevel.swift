@@ -1,3 +1,5 @@
+import Synchronization
+
 // MARK: - The output level (Mopidy's mixer)
 
 /// The one owner of everything that scales what is heard: the listener's level and mute, the ducks (an
@@ -25,6 +27,8 @@ public actor OutputLevel {
     let levelling: LoudnessLevelling
     /// Marks `P/volume`; called in a change that changed what it shows, before the change returns.
     private let show: @Sendable (VolumeState) -> Void
+    /// What `show` was last told, for readers that cannot wait for the actor (`P/commands`' `volume`).
+    private let lastShown = Mutex(VolumeState(volume: 1, isMuted: false, speedGainDb: 0))
     /// The session's factors; `gain.level` is the listener's level.
     private(set) var gain = OutputGain()
     private var ducks: Set<Duck> = []
@@ -48,6 +52,10 @@ public actor OutputLevel {
 
     /// The listener's level, which an announcement without a `volume` plays at.
     public var volume: Double { gain.level }
+
+    /// What `P/volume` shows now, read without waiting for a change in progress: set in the same step as
+    /// the topic is marked, so a document rendered for that flush agrees with it.
+    public nonisolated var shown: VolumeState { lastShown.withLock { $0 } }
 
     // MARK: - The listener's level, mute and the speed gain
 
@@ -84,6 +92,7 @@ public actor OutputLevel {
             gain.level = level
             await engine.setOutputGain(gain)
         }
+        lastShown.withLock { $0 = state }
         return state
     }
 
@@ -94,9 +103,13 @@ public actor OutputLevel {
         await turns.exclusively {
             guard ducks.contains(reason) != isDucked else { return }
             if isDucked { ducks.insert(reason) } else { ducks.remove(reason) }
-            gain.duck = ducks.isEmpty ? 1 : duckVolume
-            await engine.setOutputGain(gain)
+            await applyDucks()
         }
+    }
+
+    private func applyDucks() async {
+        gain.duck = ducks.isEmpty ? 1 : duckVolume
+        await engine.setOutputGain(gain)
     }
 
     func isDucked(for reason: Duck) -> Bool { ducks.contains(reason) }
@@ -110,7 +123,10 @@ public actor OutputLevel {
             let shown = state
             body(&gain)
             await engine.setOutputGain(gain)
-            if state != shown { show(state) }
+            if state != shown {
+                lastShown.withLock { $0 = state }
+                show(state)
+            }
         }
     }
 }

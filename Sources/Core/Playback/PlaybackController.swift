@@ -19,8 +19,10 @@ public actor PlaybackController {
     let turns = Turns()
     let queue: QueueController
     let loads: ItemLoader
-    let playhead: Playhead
-    let transport: PlaybackTransport
+    /// The state, the position, the rate and the seek buttons; reached through `perform`.
+    public let playhead: Playhead
+    /// Play, pause, stop, the moves between items and the interruptions; reached through `perform`.
+    public let transport: PlaybackTransport
     /// How many facts have been handled; lets tests wait until the engine's facts are consumed.
     package internal(set) var handledFactCount = 0
 
@@ -91,6 +93,13 @@ public actor PlaybackController {
     }
 
     // MARK: - Turns
+
+    /// Runs `body` in one turn of the lane, handing it the controller in its own isolation: a command
+    /// reaches the part that owns what it changes (`$0.transport.pause()`, `$0.playhead.setRate(1.5)`)
+    /// while no other command or fact runs. The parts are not `Sendable`: only such a body can hold them.
+    public func perform<T: Sendable>(_ body: @Sendable (isolated PlaybackController) async -> T) async -> T {
+        await exclusively { await body(self) }
+    }
 
     /// Runs `body` alone: operations and facts queue up in arrival order.
     func exclusively<T>(_ body: () async -> T) async -> T {

@@ -2,7 +2,7 @@
 
 extension PlaybackTransport {
     /// Starts or resumes playback (S5); after the end of the queue, from its first item.
-    nonisolated(nonsending) func play() async -> PlaybackOutcome {
+    public nonisolated(nonsending) func play() async -> PlaybackOutcome {
         guard !queue.isEmpty else { return .failed(.nothingLoaded) }
         guard queue.currentItem != nil else {
             queue.moveTo(index: 0)
@@ -29,8 +29,13 @@ extension PlaybackTransport {
         return .success
     }
 
+    /// Plays when paused and pauses when playing (S9: the headphone or steering-wheel button).
+    public nonisolated(nonsending) func togglePlayPause() async -> PlaybackOutcome {
+        state == .playing ? await pause() : await play()
+    }
+
     /// Pauses (S5); during an interruption, the listener's pause is kept when it ends.
-    nonisolated(nonsending) func pause() async -> PlaybackOutcome {
+    public nonisolated(nonsending) func pause() async -> PlaybackOutcome {
         guard queue.currentItem != nil else { return .failed(.nothingLoaded) }
         switch state {
         case .playing:
@@ -51,7 +56,7 @@ extension PlaybackTransport {
     }
 
     /// Stops and releases the queue (S8).
-    nonisolated(nonsending) func stop() async -> PlaybackOutcome {
+    public nonisolated(nonsending) func stop() async -> PlaybackOutcome {
         await playhead.cancelSeekHold()
         await endCurrentTrack(.stopped)
         loads.resolveStartWaiters(.failed(.invalid("stopped before the item started")))
@@ -62,7 +67,7 @@ extension PlaybackTransport {
     }
 
     /// Moves to the next item by the modes, playing or paused as it was.
-    nonisolated(nonsending) func nextTrack() async -> PlaybackOutcome {
+    public nonisolated(nonsending) func nextTrack() async -> PlaybackOutcome {
         guard queue.currentItem != nil else { return .failed(.nothingLoaded) }
         let playing = state == .playing
         await endCurrentTrack(.skipped)
@@ -74,7 +79,7 @@ extension PlaybackTransport {
     }
 
     /// Restarts the current item when far enough into it, else moves to the item before.
-    nonisolated(nonsending) func previousTrack() async -> PlaybackOutcome {
+    public nonisolated(nonsending) func previousTrack() async -> PlaybackOutcome {
         guard let item = queue.currentItem else { return .failed(.nothingLoaded) }
         let elapsed = item.isLiveStream ? 0 : await playhead.currentPosition()
         let move = queue.previousTrackMove(

@@ -10,7 +10,7 @@ struct Interruption {
 
 extension PlaybackTransport {
     /// Begins an interruption: pauses, or with `duck` lowers the volume and keeps playing.
-    nonisolated(nonsending) func beginInterruption(duck: Bool) async -> PlaybackOutcome {
+    public nonisolated(nonsending) func beginInterruption(duck: Bool) async -> PlaybackOutcome {
         guard queue.currentItem != nil, interruption == nil else { return .success }
         let wasPlaying = state == .playing
         if duck {
@@ -26,7 +26,7 @@ extension PlaybackTransport {
     }
 
     /// Ends an interruption: restores the volume, and resumes if `shouldResume` and audio was playing.
-    nonisolated(nonsending) func endInterruption(shouldResume: Bool) async -> PlaybackOutcome {
+    public nonisolated(nonsending) func endInterruption(shouldResume: Bool) async -> PlaybackOutcome {
         guard let ended = interruption else { return .success }
         interruption = nil
         if ended.ducked {

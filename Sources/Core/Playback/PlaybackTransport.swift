@@ -7,7 +7,7 @@
 ///
 /// Threading: lives in the playback controller's isolation (not `Sendable`); the controller calls it only
 /// inside a turn, and its async methods run on the controller.
-final class PlaybackTransport {
+public final class PlaybackTransport {
     let engine: any AudioEngine
     let clock: any PlaybackClock
     let configuration: PlaybackConfiguration

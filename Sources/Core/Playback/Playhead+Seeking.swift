@@ -24,7 +24,7 @@ struct SeekHold {
 
 extension Playhead {
     /// Seeks within the current item; with `identifier`, only if it names the current item.
-    nonisolated(nonsending) func seek(to seconds: Double, identifier: String?) async -> PlaybackOutcome {
+    public nonisolated(nonsending) func seek(to seconds: Double, identifier: String?) async -> PlaybackOutcome {
         if let identifier, let current = queue.currentItem, current.identifier != identifier {
             return .failed(.noSuchContent("\(identifier) is not the current item"))
         }
@@ -32,7 +32,7 @@ extension Playhead {
     }
 
     /// Jumps `seconds` forward (negative: back), stopping at the item's ends.
-    nonisolated(nonsending) func skip(by seconds: Double) async -> PlaybackOutcome {
+    public nonisolated(nonsending) func skip(by seconds: Double) async -> PlaybackOutcome {
         if let failure = positionFailure() { return .failed(failure) }
         guard seconds.isFinite else { return .failed(.invalid("the interval is not a number")) }
         return await seek(to: clamped(await positionBeforeMoving() + seconds))
@@ -65,14 +65,14 @@ extension Playhead {
     }
 
     /// Ends a held seek; harmless when none is held.
-    nonisolated(nonsending) func endSeeking() async -> PlaybackOutcome {
+    public nonisolated(nonsending) func endSeeking() async -> PlaybackOutcome {
         await cancelSeekHold()
         publish()
         return .success
     }
 
     /// Sets the listener's rate (S16); it applies now if playing and to every item after.
-    nonisolated(nonsending) func setRate(_ newRate: Double) async -> PlaybackOutcome {
+    public nonisolated(nonsending) func setRate(_ newRate: Double) async -> PlaybackOutcome {
         guard let item = queue.currentItem else { return .failed(.nothingLoaded) }
         guard newRate.isFinite, newRate > 0 else { return .failed(.invalid("rate \(newRate) is not positive")) }
         guard !item.isLiveStream else { return .failed(.invalid("a live stream plays at its own rate")) }

@@ -13,7 +13,7 @@ struct PositionAnchor {
 /// The snapshot is never made on a clock tick: a reader computes the live position from the anchor and the
 /// rate. Threading: lives in the playback controller's isolation (not `Sendable`) and changes only inside
 /// its turns; its async methods run on the controller.
-final class Playhead {
+public final class Playhead {
     let engine: any AudioEngine
     let clock: any PlaybackClock
     let configuration: PlaybackConfiguration
@@ -22,7 +22,7 @@ final class Playhead {
     let streams: PlaybackStreams
     var state: PlaybackState = .stopped
     /// The listener's rate.
-    var rate: Double
+    public internal(set) var rate: Double
     /// Where the position was at a moment; it advances from there at `effectiveRate`.
     private(set) var anchored: PositionAnchor
     var seeking = SeekState()

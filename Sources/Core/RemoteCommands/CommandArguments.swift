@@ -134,12 +134,13 @@ public struct CommandValidationError: Error, Sendable, Equatable, CustomStringCo
 
 /// The longest time a request may name, in seconds (about 31 years): far past any item, and small enough
 /// that every later conversion (GStreamer's nanoseconds in an Int64) holds it.
-let maximumRequestSeconds = 1e9
+public let maximumRequestSeconds = 1e9
 
 /// A requester's number as JSON writes it, for refusal messages; never traps.
-func quote(_ value: Double) -> String { JSONValue.numberText(value) }
+public func quote(_ value: Double) -> String { JSONValue.numberText(value) }
 
-func checkSeconds(_ value: Double, _ key: String) throws(CommandValidationError) {
+/// Refuses a time past `maximumRequestSeconds`.
+public func checkSeconds(_ value: Double, _ key: String) throws(CommandValidationError) {
     guard value <= maximumRequestSeconds else {
         throw .init("'\(key)' must be at most \(quote(maximumRequestSeconds)) seconds, got \(quote(value))")
     }
@@ -178,7 +179,7 @@ public struct PayloadFields: Sendable {
         return flag
     }
 
-    func requiredEnum<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws(CommandValidationError) -> E
+    public func requiredEnum<E: RawRepresentable & CaseIterable>(_ key: String, _: E.Type) throws(CommandValidationError) -> E
     where E.RawValue == String {
         let text = try requiredString(key)
         guard let value = E(rawValue: text) else {

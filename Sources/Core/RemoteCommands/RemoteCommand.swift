@@ -27,6 +27,24 @@ public struct CommandCenterState: Sendable, Equatable {
     public var currentPlaybackRate = 1.0
 }
 
+/// How a command is described to people (topics.md's command table) and to tools (asyncapi.yaml), written
+/// beside its definition; `medianode docs` puts it in both files.
+public struct CommandDocumentation: Sendable, Equatable {
+    /// topics.md's "payload fields" cell (Markdown); commands next to each other with the same text share a row.
+    public var payload: String
+    /// asyncapi.yaml's description of the command's channel: what it does, in a sentence or two.
+    public var summary: String
+    /// Fields of which a request carries exactly one (playItem's identifier, indexPath or url): the schema
+    /// is one object per field.
+    public var exactlyOneOf: [String]
+
+    public init(payload: String, summary: String, exactlyOneOf: [String] = []) {
+        self.payload = payload
+        self.summary = summary
+        self.exactlyOneOf = exactlyOneOf
+    }
+}
+
 /// One command of the contract: its name, lane, availability, capability parameters and the decoding of
 /// its payload into `Arguments`, typed and checked once. A handler registered for it receives the typed
 /// arguments, so it never re-examines the payload.
@@ -36,6 +54,7 @@ public struct RemoteCommand<Arguments: Sendable>: AnyRemoteCommand {
     public let availability: CommandAvailability
     /// The payload fields it reads.
     public let fields: [CommandField]
+    public let documentation: CommandDocumentation
     /// The parameters `P/commands` shows before anything changed them (a mark's `isActive`, a mode).
     public let initialParameters: [String: JSONValue]
     let staticParameters: @Sendable (CommandCapabilities) -> [String: JSONValue]
@@ -44,15 +63,21 @@ public struct RemoteCommand<Arguments: Sendable>: AnyRemoteCommand {
     /// A refusal that depends on the center's state rather than on the payload alone (S17's "next").
     let gate: (@Sendable (Arguments, CommandCenterState, CommandCapabilities) -> String?)?
 
-    init(_ name: String, lane: CommandLane = .playback, availability: CommandAvailability = .always,
-         fields: [CommandField] = [], initialParameters: [String: JSONValue] = [:],
-         parameters: @escaping @Sendable (CommandCapabilities) -> [String: JSONValue] = { _ in [:] },
-         gate: (@Sendable (Arguments, CommandCenterState, CommandCapabilities) -> String?)? = nil,
-         decode: @escaping @Sendable (PayloadFields, CommandCapabilities) throws -> Arguments) {
+    /// - Parameters:
+    ///   - parameters: the capability parameters that follow from the configuration (S7).
+    ///   - gate: a refusal that depends on the center's state rather than on the payload alone.
+    ///   - decode: reads the payload into `Arguments`; throws `CommandValidationError` saying what was wrong.
+    public init(_ name: String, lane: CommandLane = .playback, availability: CommandAvailability = .always,
+                fields: [CommandField] = [], documentation: CommandDocumentation,
+                initialParameters: [String: JSONValue] = [:],
+                parameters: @escaping @Sendable (CommandCapabilities) -> [String: JSONValue] = { _ in [:] },
+                gate: (@Sendable (Arguments, CommandCenterState, CommandCapabilities) -> String?)? = nil,
+                decode: @escaping @Sendable (PayloadFields, CommandCapabilities) throws -> Arguments) {
         self.name = name
         self.lane = lane
         self.availability = availability
         self.fields = fields
+        self.documentation = documentation
         self.initialParameters = initialParameters
         self.staticParameters = parameters
         self.gate = gate
@@ -77,6 +102,14 @@ public struct RemoteCommand<Arguments: Sendable>: AnyRemoteCommand {
 
 }
 
+extension RemoteCommand where Arguments == Void {
+    /// A command without payload fields.
+    public init(_ name: String, lane: CommandLane = .playback, availability: CommandAvailability = .always,
+                documentation: CommandDocumentation) {
+        self.init(name, lane: lane, availability: availability, documentation: documentation) { _, _ in }
+    }
+}
+
 /// A command of any argument type, as the center lists it.
 public protocol AnyRemoteCommand: Sendable {
     var name: String { get }
@@ -84,6 +117,7 @@ public protocol AnyRemoteCommand: Sendable {
     var availability: CommandAvailability { get }
     /// The payload fields it reads.
     var fields: [CommandField] { get }
+    var documentation: CommandDocumentation { get }
     /// The parameters it shows before anything changed them.
     var initialParameters: [String: JSONValue] { get }
     /// The capability parameters that do not change at run time (S7).

@@ -23,12 +23,14 @@ public final class RemoteCommandCenter: Sendable {
         var slots: [String: CommandSlot] = [:]
         var disabled: Set<String> = []
         var parameters: [String: [String: JSONValue]] = [:]
+        /// Parameters read from their owner as the document is made (see `showParameters`).
+        var sources: [String: @Sendable () -> [String: JSONValue]] = [:]
         var shown = CommandCenterState()
         var nextToken: UInt64 = 1
     }
 
-    /// - Parameter commands: the commands this center answers; the contract's table unless a test says otherwise.
-    public init(capabilities: CommandCapabilities = .init(), commands: [any AnyRemoteCommand] = CommandTable.all) {
+    /// - Parameter commands: the commands this center answers, in the order `P/commands` lists them.
+    public init(capabilities: CommandCapabilities = .init(), commands: [any AnyRemoteCommand]) {
         self.capabilities = capabilities
         (changes, changeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.commands = Dictionary(uniqueKeysWithValues: commands.map { ($0.name, $0) })
@@ -92,14 +94,27 @@ public final class RemoteCommandCenter: Sendable {
         if changed { changeContinuation.yield() }
     }
 
-    /// Sets a run-time capability parameter, e.g. `isActive` of like or `currentRepeatType`.
+    /// Sets a run-time capability parameter, e.g. `isActive` of like.
     public func setParameter<Arguments>(_ key: String, _ value: JSONValue, for command: RemoteCommand<Arguments>) {
+        setParameter(key, value, forCommandNamed: command.name)
+    }
+
+    /// Sets a run-time capability parameter of the command named `name`.
+    public func setParameter(_ key: String, _ value: JSONValue, forCommandNamed name: String) {
         let changed = state.withLock { state in
-            guard state.parameters[command.name]?[key] != value else { return false }
-            state.parameters[command.name, default: [:]][key] = value
+            guard state.parameters[name]?[key] != value else { return false }
+            state.parameters[name, default: [:]][key] = value
             return true
         }
         if changed { changeContinuation.yield() }
+    }
+
+    /// Shows `source`'s parameters in the command's entry of the document, read each time the document is
+    /// made: for state whose owner keeps it (the output level's `volume`), so the center holds no copy.
+    /// `source` runs under the center's lock: it must only read (a lock of its own is fine).
+    public func showParameters(of name: String, _ source: @escaping @Sendable () -> [String: JSONValue]) {
+        state.withLock { $0.sources[name] = source }
+        changeContinuation.yield()
     }
 
     /// Tells the center the player's current rate, for the S17 rule.
@@ -124,6 +139,7 @@ public final class RemoteCommandCenter: Sendable {
                 guard let command = commands[name] else { continue }
                 var entry = command.parameters(capabilities)
                 entry.merge(state.parameters[name] ?? [:]) { _, dynamic in dynamic }
+                if let source = state.sources[name] { entry.merge(source()) { _, shown in shown } }
                 entry["enabled"] = .bool(isShownEnabled(name, in: state))
                 document[name] = .object(entry)
             }

@@ -6,31 +6,32 @@ import RemoteCommands
 
 extension MPRISMember {
     /// Every member the node serves, MPRIS 2.2's root, Player and TrackList interfaces, each with the
-    /// command it performs or the published state it reads. A command's name comes from its command table
-    /// entry; the state's keys are those of `P/nowplaying`, `P/queue`, `P/volume` and `P/commands`.
+    /// command it performs or the published state it reads. A command is named as its command table entry
+    /// names it (MPRISMappingTests checks each name against the table, and that every command is here or in
+    /// `notOnMPRIS`); the state's keys are those of `P/nowplaying`, `P/queue`, `P/volume` and `P/commands`.
     public static let all: [MPRISMember] = root + player + trackList
 
     /// The commands no MPRIS member performs, and why: with the members' own, every command of the table.
     public static let notOnMPRIS: [String: String] = [
-        RemoteCommand.seekForward.name: "MPRIS has no held seek button; Seek moves by an offset",
-        RemoteCommand.seekBackward.name: "MPRIS has no held seek button; Seek moves by an offset",
-        RemoteCommand.rating.name: "MPRIS has no rating method",
-        RemoteCommand.like.name: "MPRIS has no feedback marks",
-        RemoteCommand.dislike.name: "MPRIS has no feedback marks",
-        RemoteCommand.bookmark.name: "MPRIS has no feedback marks",
-        RemoteCommand.enableLanguageOption.name: "MPRIS has no audio language choice",
-        RemoteCommand.disableLanguageOption.name: "MPRIS has no audio language choice",
-        RemoteCommand.prepareQueue.name: "MPRIS loads only by OpenUri, which plays",
-        RemoteCommand.browse.name: "browsing is MediaPlayer2.Playlists' or MQTT's, not the Player's",
-        RemoteCommand.contentItem.name: "browsing is MQTT's",
-        RemoteCommand.search.name: "MPRIS has no search",
-        RemoteCommand.interrupt.name: "interruptions come from the car's audio policy, not a media controller",
-        RemoteCommand.mute.name: "MPRIS has Volume only; a client mutes by setting it to 0",
-        RemoteCommand.addToQueue.name: "CanEditTracks is false: AddTrack names a URI, the queue holds catalog items",
-        RemoteCommand.removeFromQueue.name: "CanEditTracks is false",
-        RemoteCommand.moveQueueItem.name: "MPRIS cannot move a track",
-        RemoteCommand.download.name: "MPRIS has no offline copies",
-        RemoteCommand.announce.name: "announcements are the car's, over MQTT",
+        "seekForward": "MPRIS has no held seek button; Seek moves by an offset",
+        "seekBackward": "MPRIS has no held seek button; Seek moves by an offset",
+        "rating": "MPRIS has no rating method",
+        "like": "MPRIS has no feedback marks",
+        "dislike": "MPRIS has no feedback marks",
+        "bookmark": "MPRIS has no feedback marks",
+        "enableLanguageOption": "MPRIS has no audio language choice",
+        "disableLanguageOption": "MPRIS has no audio language choice",
+        "prepareQueue": "MPRIS loads only by OpenUri, which plays",
+        "browse": "browsing is MediaPlayer2.Playlists' or MQTT's, not the Player's",
+        "contentItem": "browsing is MQTT's",
+        "search": "MPRIS has no search",
+        "interrupt": "interruptions come from the car's audio policy, not a media controller",
+        "mute": "MPRIS has Volume only; a client mutes by setting it to 0",
+        "addToQueue": "CanEditTracks is false: AddTrack names a URI, the queue holds catalog items",
+        "removeFromQueue": "CanEditTracks is false",
+        "moveQueueItem": "MPRIS cannot move a track",
+        "download": "MPRIS has no offline copies",
+        "announce": "announcements are the car's, over MQTT",
     ]
 
     // MARK: org.mpris.MediaPlayer2
@@ -56,31 +57,31 @@ extension MPRISMember {
     ]
 
     static let playerMethods: [MPRISMember] = [
-        plain("Next", RemoteCommand.nextTrack), plain("Previous", RemoteCommand.previousTrack),
-        plain("Pause", RemoteCommand.pause), plain("PlayPause", RemoteCommand.togglePlayPause),
-        plain("Stop", RemoteCommand.stop), plain("Play", RemoteCommand.play),
+        plain("Next", "nextTrack"), plain("Previous", "previousTrack"),
+        plain("Pause", "pause"), plain("PlayPause", "togglePlayPause"),
+        plain("Stop", "stop"), plain("Play", "play"),
         .method(MPRISNames.player, "Seek", [Argument("Offset", "x")],
-                commands: [RemoteCommand.skipForward.name, RemoteCommand.skipBackward.name]) { arguments in
+                commands: ["skipForward", "skipBackward"]) { arguments in
             guard case let .int64(offset)? = arguments.first else { return .refused("Seek takes an offset in µs") }
             guard offset != 0 else { return .nothing }
             let seconds = abs(Double(offset)) / 1_000_000
-            return .command(offset > 0 ? RemoteCommand.skipForward.name : RemoteCommand.skipBackward.name,
+            return .command(offset > 0 ? "skipForward" : "skipBackward",
                             ["interval": .number(seconds)])
         },
         .method(MPRISNames.player, "SetPosition", [Argument("TrackId", "o"), Argument("Position", "x")],
-                commands: [RemoteCommand.changePlaybackPosition.name]) { arguments in
+                commands: ["changePlaybackPosition"]) { arguments in
             guard arguments.count == 2, case let .objectPath(track) = arguments[0], case let .int64(position) = arguments[1]
             else { return .refused("SetPosition takes a track id and a position in µs") }
             // A path that is no track id of the node is passed on as it is: the command center answers that it is
             // not the current item, as it does for an unknown identifier over MQTT.
-            return .command(RemoteCommand.changePlaybackPosition.name, [
+            return .command("changePlaybackPosition", [
                 "positionTime": .number(MPRISTime.seconds(position)),
                 "identifier": .string(MPRISTrackID.identifier(of: track) ?? track),
             ])
         },
-        .method(MPRISNames.player, "OpenUri", [Argument("Uri", "s")], commands: [RemoteCommand.playItem.name]) { arguments in
+        .method(MPRISNames.player, "OpenUri", [Argument("Uri", "s")], commands: ["playItem"]) { arguments in
             guard case let .string(uri)? = arguments.first else { return .refused("OpenUri takes a URI") }
-            return .command(RemoteCommand.playItem.name, ["url": .string(uri)])
+            return .command("playItem", ["url": .string(uri)])
         },
     ]
 
@@ -92,12 +93,12 @@ extension MPRISMember {
             default: .string("Stopped")
             }
         },
-        .property(MPRISNames.player, "LoopStatus", "s", commands: [RemoteCommand.changeRepeatMode.name], write: { value in
+        .property(MPRISNames.player, "LoopStatus", "s", commands: ["changeRepeatMode"], write: { value in
             let modes = ["None": "off", "Track": "one", "Playlist": "all"]
             guard let status = value.stringValue, let mode = modes[status] else {
                 return .refused("LoopStatus must be None, Track or Playlist, not \(value.stringValue.map { "'\($0)'" } ?? value.signature)")
             }
-            return .command(RemoteCommand.changeRepeatMode.name, ["repeatType": .string(mode)])
+            return .command("changeRepeatMode", ["repeatType": .string(mode)])
         }) { inputs, _ in
             switch inputs.queue["repeatMode"]?.stringValue {
             case "one": .string("Track")
@@ -105,32 +106,32 @@ extension MPRISMember {
             default: .string("None")
             }
         },
-        .property(MPRISNames.player, "Shuffle", "b", commands: [RemoteCommand.changeShuffleMode.name], write: { value in
+        .property(MPRISNames.player, "Shuffle", "b", commands: ["changeShuffleMode"], write: { value in
             guard case let .bool(on) = value else { return .refused("Shuffle is a boolean") }
-            return .command(RemoteCommand.changeShuffleMode.name, ["shuffleType": .string(on ? "items" : "off")])
+            return .command("changeShuffleMode", ["shuffleType": .string(on ? "items" : "off")])
         }) { inputs, _ in .bool((inputs.queue["shuffleMode"]?.stringValue ?? "off") != "off") },
         .property(MPRISNames.player, "Rate", "d",
-                  commands: [RemoteCommand.changePlaybackRate.name, RemoteCommand.pause.name], write: { value in
+                  commands: ["changePlaybackRate", "pause"], write: { value in
             guard case let .double(rate) = value else { return .refused("Rate is a double") }
             // MPRIS: a client that sets 0 asks for a pause.
-            if rate == 0 { return .command(RemoteCommand.pause.name, [:]) }
-            return .command(RemoteCommand.changePlaybackRate.name, ["playbackRate": .number(rate)])
+            if rate == 0 { return .command("pause", [:]) }
+            return .command("changePlaybackRate", ["playbackRate": .number(rate)])
         }) { inputs, _ in .double(inputs.playback?.rate ?? 1) },
         .property(MPRISNames.player, "Metadata", "a{sv}") { inputs, _ in .vardict(MPRISMetadata.current(inputs)) },
-        .property(MPRISNames.player, "Volume", "d", commands: [RemoteCommand.changeVolume.name], write: { value in
+        .property(MPRISNames.player, "Volume", "d", commands: ["changeVolume"], write: { value in
             guard case let .double(level) = value else { return .refused("Volume is a double") }
             // MPRIS: a negative volume means 0; above 1 the command center says what it accepts.
-            return .command(RemoteCommand.changeVolume.name, ["volume": .number(max(0, level))])
+            return .command("changeVolume", ["volume": .number(max(0, level))])
         }) { inputs, _ in .double(inputs.volume["volume"]?.numberValue ?? 1) },
         .property(MPRISNames.player, "Position", "x", change: .never) { inputs, now in .int64(inputs.position(at: now)) },
         .property(MPRISNames.player, "MinimumRate", "d") { inputs, _ in .double(headUnitRates(inputs).min() ?? 1) },
         .property(MPRISNames.player, "MaximumRate", "d") { inputs, _ in .double(headUnitRates(inputs).max() ?? 1) },
-        enabled("CanGoNext", RemoteCommand.nextTrack), enabled("CanGoPrevious", RemoteCommand.previousTrack),
-        enabled("CanPlay", RemoteCommand.play), enabled("CanPause", RemoteCommand.pause),
-        enabled("CanSeek", RemoteCommand.changePlaybackPosition),
+        enabled("CanGoNext", "nextTrack"), enabled("CanGoPrevious", "previousTrack"),
+        enabled("CanPlay", "play"), enabled("CanPause", "pause"),
+        enabled("CanSeek", "changePlaybackPosition"),
         // Whether the player can be driven at all: the one transport command every playing node has.
         .property(MPRISNames.player, "CanControl", "b", change: .never) { inputs, _ in
-            .bool(inputs.isEnabled(RemoteCommand.togglePlayPause.name))
+            .bool(inputs.isEnabled("togglePlayPause"))
         },
     ]
 
@@ -149,12 +150,12 @@ extension MPRISMember {
         .method(MPRISNames.trackList, "RemoveTrack", [Argument("TrackId", "o")]) { _ in
             .refused("CanEditTracks is false: the queue is edited with removeFromQueue over MQTT")
         },
-        .method(MPRISNames.trackList, "GoTo", [Argument("TrackId", "o")], commands: [RemoteCommand.playItem.name]) { arguments in
+        .method(MPRISNames.trackList, "GoTo", [Argument("TrackId", "o")], commands: ["playItem"]) { arguments in
             guard case let .objectPath(track)? = arguments.first else { return .refused("GoTo takes a track id") }
             guard let identifier = MPRISTrackID.identifier(of: track) else {
                 return .refused("\(track) is not a track of this player's track list")
             }
-            return .command(RemoteCommand.playItem.name, ["identifier": .string(identifier)])
+            return .command("playItem", ["identifier": .string(identifier)])
         },
         .property(MPRISNames.trackList, "Tracks", "ao", change: .invalidates) { inputs, _ in
             .array(elementSignature: "o", inputs.trackIDs.map(DBusValue.objectPath))
@@ -169,20 +170,18 @@ extension MPRISMember {
     // MARK: - Helpers
 
     /// A method without arguments that performs a command without payload.
-    private static func plain(_ name: String, _ command: PlainCommand) -> MPRISMember {
-        let commandName = command.name
-        return .method(MPRISNames.player, name, commands: [commandName]) { _ in .command(commandName, [:]) }
+    private static func plain(_ name: String, _ commandName: String) -> MPRISMember {
+        .method(MPRISNames.player, name, commands: [commandName]) { _ in .command(commandName, [:]) }
     }
 
     /// A `Can...` property: whether `P/commands` shows the command enabled.
-    private static func enabled(_ name: String, _ command: some AnyRemoteCommand) -> MPRISMember {
-        let commandName = command.name
-        return .property(MPRISNames.player, name, "b") { inputs, _ in .bool(inputs.isEnabled(commandName)) }
+    private static func enabled(_ name: String, _ commandName: String) -> MPRISMember {
+        .property(MPRISNames.player, name, "b") { inputs, _ in .bool(inputs.isEnabled(commandName)) }
     }
 
     /// The rates a head unit shows (`supportedPlaybackRates`), which bound MPRIS's `Rate`.
     private static func headUnitRates(_ inputs: MPRISInputs) -> [Double] {
-        inputs.commands[RemoteCommand.changePlaybackRate.name]?["supportedPlaybackRates"]?.arrayValue?
+        inputs.commands["changePlaybackRate"]?["supportedPlaybackRates"]?.arrayValue?
             .compactMap(\.numberValue) ?? []
     }
 }

@@ -8,7 +8,7 @@ import ServiceLifecycle
 
 /// Works the download queue and turns what it reports into events and tree updates; after a source's
 /// refresh, the Downloads section follows the catalog's rows and the newest episodes of each feed are
-/// queued (at start too). Answers `download`.
+/// queued (at start too). Does what `download` asks.
 struct DownloadService: Service {
     let ready: Latch
     /// Opens once the initial state, the tree's upper levels included, is out.
@@ -23,13 +23,6 @@ struct DownloadService: Service {
     let logger: Logger
 
     static func isDownloadable(_ item: ContentItem) -> Bool { ContentItem.isDownloadable(item) }
-
-    func handleCommands(in center: RemoteCommandCenter) {
-        guard let content else { return }
-        center.addHandler(for: .download) { [self] request in
-            await download(request, content: content)
-        }
-    }
 
     func run() async throws {
         await cancelWhenGracefulShutdown { [self] in
@@ -66,7 +59,9 @@ struct DownloadService: Service {
         }
     }
 
-    private func download(_ request: DownloadRequest, content: NodeContent) async -> CommandResult {
+    /// `download`: keeps (or with `isNegative` deletes) the local copies of an item or a container's children.
+    func download(_ request: DownloadRequest) async -> CommandResult {
+        guard let content else { return .failed("this node has no content tree to download from") }
         let targets: [ContentItem]
         do {
             guard let item = try await content.manager.item(identifier: request.identifier) else {

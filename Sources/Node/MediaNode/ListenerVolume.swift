@@ -10,26 +10,34 @@ struct ListenerVolume: Sendable {
     /// `P/volume`, which the output level marks as it changes.
     let topic: VolumeTopic
     let memory: (any VolumeMemory)?
-    let commandCenter: RemoteCommandCenter
+    /// How far "up" and "down" move the level (`volumeStep`).
+    let step: Double
     let logger: Logger
 
-    func handleCommands() {
-        let step = commandCenter.capabilities.volumeStep
-        commandCenter.addHandler(for: .changeVolume) { [self] request in
-            let volume: Double
-            switch request {
-            case let .level(value):
-                await level.setVolume(value)
-                volume = value
-            case .up: volume = await level.stepVolume(by: step)
-            case .down: volume = await level.stepVolume(by: -step)
-            }
-            await save(volume)
-            return .success
+    /// `changeVolume`: a level, or a step up or down; the level is then saved for the next start.
+    func change(_ request: VolumeRequest) async -> CommandResult {
+        let volume: Double
+        switch request {
+        case let .level(value):
+            await level.setVolume(value)
+            volume = value
+        case .up: volume = await level.stepVolume(by: step)
+        case .down: volume = await level.stepVolume(by: -step)
         }
-        commandCenter.addHandler(for: .mute) { [level] isMuted in
-            CommandResult.result(await level.setMuted(isMuted))
-        }
+        await save(volume)
+        return .success
+    }
+
+    /// `mute`: the target state, never a toggle.
+    func mute(_ isMuted: Bool) async -> CommandResult {
+        CommandResult.result(await level.setMuted(isMuted))
+    }
+
+    /// `changeVolume`'s and `mute`'s parameters in `P/commands`, read from the output level as the document
+    /// is made: the center keeps no copy of the level.
+    var shownParameters: (volume: [String: JSONValue], mute: [String: JSONValue]) {
+        let shown = level.shown
+        return (["volume": .number(shown.volume)], ["isMuted": .bool(shown.isMuted)])
     }
 
     /// Gives the audio output the level an earlier run left; returns what `P/volume` then shows, which the

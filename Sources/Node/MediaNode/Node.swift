@@ -117,7 +117,7 @@ public final class Node: Sendable {
         self.transport = transport
         self.engine = engine
         self.catalog = catalog
-        let commandCenter = commandCenter ?? RemoteCommandCenter(capabilities: configuration.capabilities)
+        let commandCenter = commandCenter ?? CommandTable.makeCenter(capabilities: configuration.capabilities)
         self.commandCenter = commandCenter
         self.logger = logger
         let tree = configuration.topics.contentTree
@@ -157,8 +157,7 @@ public final class Node: Sendable {
         let inbound = InboundLanes(replyDeadline: configuration.replyDeadline)
         self.inbound = inbound
         let loudness = (catalog as? CatalogDatabase).map { CatalogLoudness(database: $0) }
-        let volumeTopic = VolumeTopic(
-            retained: retained, topic: configuration.topics.volume, commandCenter: commandCenter, capabilities: capabilities)
+        let volumeTopic = VolumeTopic(retained: retained, topic: configuration.topics.volume, capabilities: capabilities)
         let level = engine.map {
             OutputLevel(
                 engine: $0, loudness: loudness, levelling: LoudnessLevelling(target: configuration.loudnessTarget),
@@ -171,7 +170,7 @@ public final class Node: Sendable {
             publish: ContentTreeService.treePublisher(retained: retained, topics: configuration.topics, treeArtwork: treeArtwork))
         self.content = content
         self.volume = level.map {
-            ListenerVolume(level: $0, topic: volumeTopic, memory: volumeMemory, commandCenter: commandCenter, logger: logger)
+            ListenerVolume(level: $0, topic: volumeTopic, memory: volumeMemory, step: configuration.capabilities.volumeStep, logger: logger)
         }
         // Whether saving positions fails now (a full or read-only disk), so it is logged once, not each time.
         let progressSaveFailures = FailureEpisode()
@@ -227,18 +226,12 @@ public final class Node: Sendable {
         } else {
             self.mpris = nil
         }
-        if let playback {
-            PlaybackCommands(commandCenter: commandCenter, playback: playback, feedback: feedback, capabilities: capabilities).handle()
-        }
-        announcer?.handleCommands(in: commandCenter)
-        if let content {
-            ContentCommands(
-                commandCenter: commandCenter, content: content, playback: playback, queueItems: queueItems,
-                treeArtwork: treeArtwork, topics: configuration.topics
-            ).handle()
-        }
-        volume?.handleCommands()
-        downloadService?.handleCommands(in: commandCenter)
+        CommandTable.install(in: commandCenter, parts: CommandParts(
+            capabilities: configuration.capabilities, playback: playback, volume: volume,
+            marks: playback.map { FeedbackMarks(playback: $0, book: feedback, commandCenter: commandCenter, capabilities: capabilities) },
+            content: content.map { ContentCommands(content: $0, treeArtwork: treeArtwork, topics: configuration.topics) },
+            catalogQueue: content.flatMap { content in playback.map { CatalogQueue(content: content, playback: $0, queueItems: queueItems) } },
+            downloads: content == nil ? nil : downloadService, announcer: announcer))
     }
 
     /// A node on the SQLite catalog cache, which is also where its pictures and retained topics are kept.

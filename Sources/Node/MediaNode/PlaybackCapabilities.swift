@@ -2,8 +2,9 @@ import ContentTree
 import Playback
 import RemoteCommands
 
-/// What `P/commands` shows of playback: the rate (and so which rates are allowed, S17), the repeat and
-/// shuffle modes, whether an item (a live one) is loaded, and the current item's marks.
+/// What `P/commands` shows of playback: the rate (and so which rates are allowed, S17), whether an item (a
+/// live one) is loaded, and the current item's marks; the repeat and shuffle modes, which the entries read
+/// from the controller as the document is made, are marked with them.
 struct PlaybackCapabilities: PlaybackObserver {
     let commandCenter: RemoteCommandCenter
     let feedback: FeedbackBook
@@ -11,10 +12,6 @@ struct PlaybackCapabilities: PlaybackObserver {
 
     func playbackChanged(_ snapshot: PlaybackSnapshot, itemChanged: Bool) async {
         commandCenter.setCurrentPlaybackRate(snapshot.rate)
-        commandCenter.setParameter(
-            "currentRepeatType", .string(snapshot.queue.repeatMode.rawValue), for: RemoteCommand.changeRepeatMode)
-        commandCenter.setParameter(
-            "currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: RemoteCommand.changeShuffleMode)
         commandCenter.setNowPlaying(isItemLoaded: snapshot.item != nil, isLiveStream: snapshot.isLiveStream)
         if itemChanged {
             // A read of the catalog file, which its writes do not hold up (WAL).

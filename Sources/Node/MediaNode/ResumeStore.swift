@@ -64,7 +64,7 @@ final class ResumeStore: Service, PlaybackObserver {
             if playOn {
                 group.addTask { [ready, playback, logger] in
                     await ready.wait()
-                    let outcome = await playback.play()
+                    let outcome = await playback.perform { await $0.transport.play() }
                     if !outcome.isSuccess { logger.warning("could not play on after the restart: \(outcome)") }
                 }
             }

@@ -1,13 +1,12 @@
 import MediaJSON
 import Playback
-import RemoteCommands
 
-/// `P/volume` and the capability parameters that show the same facts: the output level's own topic,
-/// marked in the level's change, before it returns, so a command's reply never overtakes it.
+/// `P/volume`: the output level's own topic, marked in the level's change, before it returns, so a
+/// command's reply never overtakes it. `P/commands`, whose `volume` and `isMuted` are read from the level
+/// as it is made, is marked with it.
 struct VolumeTopic: Sendable {
     let retained: RetainedPublisher
     let topic: String
-    let commandCenter: RemoteCommandCenter
     let capabilities: CapabilitiesPublisher
 
     func show(_ state: VolumeState) {
@@ -18,8 +17,6 @@ struct VolumeTopic: Sendable {
             JSONValue.object([
                 "volume": .number(state.volume), "isMuted": .bool(state.isMuted), "speedGainDb": .number(speed),
             ]).jsonBytes)
-        commandCenter.setParameter("volume", .number(state.volume), for: RemoteCommand.changeVolume)
-        commandCenter.setParameter("isMuted", .bool(state.isMuted), for: RemoteCommand.mute)
         capabilities.mark()
     }
 }

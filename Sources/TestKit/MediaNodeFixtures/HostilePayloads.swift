@@ -21,9 +21,9 @@ public struct HostilePayloads: Sendable {
         }
     }
 
-    /// Every command of the command table with the fields it declares: a command is fuzzed from the moment
-    /// it is in the table.
-    static let commands: [(name: String, fields: [CommandField])] = CommandTable.all.map { ($0.name, $0.fields) }
+    /// The commands to fuzz with the fields each declares: the node's command table (`CommandTable.commands`),
+    /// so a command is fuzzed from the moment it is in the table.
+    let commands: [(name: String, fields: [CommandField])]
 
     /// Numbers as JSON text, so values a double cannot hold (1e999, 400 digits) arrive as written.
     static let hostileNumbers = [
@@ -40,7 +40,10 @@ public struct HostilePayloads: Sendable {
 
     private var random: SeededGenerator
 
-    public init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+    public init(seed: UInt64, commands: [any AnyRemoteCommand]) {
+        random = SeededGenerator(seed: seed)
+        self.commands = commands.map { ($0.name, $0.fields) }
+    }
 
     /// Requests a node in a known state can take, to move it between playing, paused, interrupted and
     /// stopped. `indexPath` names a playable item of the node's tree.
@@ -72,7 +75,7 @@ public struct HostilePayloads: Sendable {
     // MARK: - Hostile fields of a known command
 
     mutating func hostileFields() -> Request {
-        let (name, fields) = Self.commands[random.nextIndex(below: Self.commands.count)]
+        let (name, fields) = commands[random.nextIndex(below: commands.count)]
         var members: [String] = []
         if random.nextIndex(below: 3) == 0 { members.append(#""id":\#(idValue())"#) }
         for field in fields where random.nextIndex(below: 4) != 0 {
@@ -120,7 +123,7 @@ public struct HostilePayloads: Sendable {
     // MARK: - Whole payloads
 
     mutating func wholePayload() -> Request {
-        let known = Self.commands[random.nextIndex(below: Self.commands.count)].name
+        let known = commands[random.nextIndex(below: commands.count)].name
         let unknown = ["", "PLAY", "play ", "nosuchcommand", "dröp", String(repeating: "x", count: 300), "..", "%00"]
         switch random.nextIndex(below: 9) {
         case 0:

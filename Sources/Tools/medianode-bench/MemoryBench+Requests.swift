@@ -1,4 +1,5 @@
 import Foundation
+import MediaNode
 import MediaNodeFixtures
 import Playback
 
@@ -22,7 +23,7 @@ struct RequestMix: Sendable {
         let (paths, identifiers, seed, prefix) = (paths, identifiers, seed, observer.prefix)
         return await onDedicatedThread {
             var random = SeededGenerator(seed: seed)
-            var hostile = HostilePayloads(seed: seed)
+            var hostile = HostilePayloads(seed: seed, commands: CommandTable.commands)
             let inFlight = 4
             var lost = 0
             for index in 0..<count {
