@@ -1,6 +1,7 @@
 import MediaJSON
 import MediaNode
 import MediaNodeTesting
+import Playback
 import RemoteCommands
 import Synchronization
 import Testing
@@ -166,6 +167,20 @@ struct RemoteCommandPayloadTests {
                      // Each field is checked whatever `type` says.
                      (#"{"type":"begin","shouldResume":"yes"}"#, "'shouldResume' must be a boolean"),
                      (#"{"type":"end","duck":"no"}"#, "'duck' must be a boolean")]),
+        row(.setSleepTimer, valid: [
+            (#"{"minutes":30}"#, .after(seconds: 1800, fadeOut: SleepTimerRequest.defaultFadeOut)),
+            (#"{"minutes":0.5,"fadeOut":0}"#, .after(seconds: 30, fadeOut: 0)),
+            (#"{"endOfItem":true,"fadeOut":60}"#, .endOfItem(fadeOut: 60)),
+            (#"{"cancel":true}"#, .cancel),
+        ], invalid: [("{}", "one of 'minutes', 'endOfItem' or 'cancel'"),
+                     (#"{"minutes":0}"#, "more than 0 and at most 1440, got 0"),
+                     (#"{"minutes":1441}"#, "got 1441"), (#"{"minutes":1e300}"#, "got 1e+300"),
+                     (#"{"minutes":"5"}"#, "'minutes' must be a number"),
+                     (#"{"minutes":5,"endOfItem":true}"#, "got both"),
+                     (#"{"endOfItem":false}"#, "can only be true"),
+                     (#"{"minutes":5,"fadeOut":61}"#, "'fadeOut' must be within 0...60 seconds, got 61"),
+                     (#"{"minutes":5,"fadeOut":-1}"#, "got -1"),
+                     (#"{"cancel":true,"minutes":5}"#, "'cancel' comes alone"), (#"{"cancel":false}"#, "only be true")]),
         row(.changeVolume, valid: [(#"{"volume":0}"#, .level(0)), (#"{"volume":0.35}"#, .level(0.35)),
                                    (#"{"volume":1}"#, .level(1)), (#"{"volume":"up"}"#, .up), (#"{"volume":"down"}"#, .down)],
             invalid: [("{}", "missing field 'volume'"), (#"{"volume":1.01}"#, "within 0...1, got 1.01"),

@@ -1,4 +1,5 @@
 import MediaJSON
+import Playback
 
 // MARK: - The published document
 
@@ -25,11 +26,21 @@ extension NowPlayingInfo {
         document["nowPlayingIdentifiers"] = nowPlayingIdentifiers.map { .array($0.map(JSONValue.string)) }
         document["artwork"] = artwork.map(\.json)
         document["loudness"] = loudness.map(JSONValue.number)
+        document["sleepTimer"] = sleepTimer.map(\.json)
         document.merge(metadata.jsonMembers) { _, metadata in metadata }
         return .object(document)
     }
 
     static func integer(_ value: Int) -> JSONValue { .number(Double(value)) }
+}
+
+extension SleepTimer {
+    /// `{endsAt, fadeOut}`, or `{endOfItem: true, fadeOut}` for a timer set for the item's end.
+    public var json: JSONValue {
+        var members: [String: JSONValue] = ["fadeOut": .number(fadeOut)]
+        if let endsAt { members["endsAt"] = .number(endsAt) } else { members["endOfItem"] = true }
+        return .object(members)
+    }
 }
 
 extension NowPlayingArtwork {

@@ -42,6 +42,8 @@ public struct NowPlayingInfo: Sendable, Equatable {
     public var shuffleMode: ShuffleMode
     /// The item's loudness (LUFS) from its tags or the node's measurement, once known.
     public var loudness: Double?
+    /// The sleep timer, while one is armed (a MediaNode addition).
+    public var sleepTimer: SleepTimer?
 
     /// Nothing loaded: published as exactly `{"state":"stopped"}`.
     public static let stopped = NowPlayingInfo(
@@ -105,6 +107,7 @@ public struct NowPlayingInfo: Sendable, Equatable {
             nowPlayingIdentifiers: nowPlayingIdentifiers, artwork: artwork, repeatMode: snapshot.queue.repeatMode,
             shuffleMode: snapshot.queue.shuffleMode)
         loudness = snapshot.loudness.map { ($0 * 10).rounded() / 10 }
+        sleepTimer = snapshot.sleepTimer
     }
 
     /// The position a reader computes at `time`: elapsed + (time - timestamp) x rate, within the item.
@@ -120,7 +123,7 @@ public struct NowPlayingInfo: Sendable, Equatable {
             (playbackDuration, playbackQueueIndex, playbackQueueCount) = (nil, nil, nil)
             (metadata, isLiveStream, identifier) = (NowPlayingMetadata(), false, nil)
             (nowPlayingIdentifiers, artwork, repeatMode, shuffleMode) = (nil, nil, .off, .off)
-            loudness = nil
+            (loudness, sleepTimer) = (nil, nil)
             return
         }
         if state != .playing { playbackRate = 0 }  // paused or interrupted: the position stands still

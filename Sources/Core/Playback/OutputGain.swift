@@ -15,7 +15,8 @@ public struct OutputGain: Sendable, Equatable {
         get { clampedLevel }
         set { clampedLevel = Self.clamp(newValue, 0, 1) }
     }
-    /// The duck's factor while an interruption or an announcement ducks playback, else 1; 0...1.
+    /// The duck's factor while an interruption or an announcement ducks playback (times the sleep timer's
+    /// fade-out while it fades), else 1; 0...1.
     public var duck: Double {
         get { clampedDuck }
         set { clampedDuck = Self.clamp(newValue, 0, 1) }

@@ -32,6 +32,8 @@ public actor OutputLevel {
     /// The session's factors; `gain.level` is the listener's level.
     private(set) var gain = OutputGain()
     private var ducks: Set<Duck> = []
+    /// The sleep timer's fade-out, 1 (none) down to 0 as its end comes.
+    private var fade = 1.0
     private let turns = Turns()
 
     public init(
@@ -107,8 +109,19 @@ public actor OutputLevel {
         }
     }
 
+    /// Lowers the music by the sleep timer's fade, 1 (not at all) to 0 (silent), in the duck's place: below
+    /// the listener's level, which it never changes.
+    func setFade(_ factor: Double) async {
+        await turns.exclusively {
+            let factor = OutputGain.clamp(factor, 0, 1)
+            guard factor != fade else { return }
+            fade = factor
+            await applyDucks()
+        }
+    }
+
     private func applyDucks() async {
-        gain.duck = ducks.isEmpty ? 1 : duckVolume
+        gain.duck = (ducks.isEmpty ? 1 : duckVolume) * fade
         await engine.setOutputGain(gain)
     }
 

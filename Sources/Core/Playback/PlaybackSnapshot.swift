@@ -39,12 +39,14 @@ public struct PlaybackSnapshot: Sendable, Equatable {
     public var seeking: SeekDirection?
     /// The current item's loudness (LUFS), from its tags or the node's measurement, once known.
     public var loudness: Double?
+    /// The sleep timer, while one is armed.
+    public var sleepTimer: SleepTimer?
 
     public init(
         state: PlaybackState = .stopped, item: QueueItem? = nil, tags: StreamTags = StreamTags(),
         elapsed: Double = 0, timestamp: Double = 0, playbackRate: Double = 0, rate: Double = 1,
         defaultPlaybackRate: Double = 1, duration: Double? = nil, queue: QueueSummary = QueueSummary(),
-        seeking: SeekDirection? = nil, loudness: Double? = nil
+        seeking: SeekDirection? = nil, loudness: Double? = nil, sleepTimer: SleepTimer? = nil
     ) {
         self.state = state
         self.item = item
@@ -58,6 +60,7 @@ public struct PlaybackSnapshot: Sendable, Equatable {
         self.queue = queue
         self.seeking = seeking
         self.loudness = loudness
+        self.sleepTimer = sleepTimer
     }
 
     public var identifier: String? { item?.identifier }

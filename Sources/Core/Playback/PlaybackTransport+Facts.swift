@@ -17,6 +17,10 @@ extension PlaybackTransport {
         playhead.anchor(at: 0)
         emit(.trackStarted(identifier: item.identifier))
         await loads.updatePreload()
+        if playhead.sleepTimer?.endsWithItem == true {
+            await sleepTimerEndsWithItem(nextAlreadyPlaying: true)
+            return
+        }
         publish()
     }
 
@@ -24,6 +28,10 @@ extension PlaybackTransport {
     nonisolated(nonsending) func endOfStream() async {
         let playing = state == .playing
         await endCurrentTrack(.finished, at: loads.duration)
+        if playhead.sleepTimer?.endsWithItem == true {
+            await sleepTimerEndsWithItem(nextAlreadyPlaying: false)
+            return
+        }
         guard queue.advance(.naturalEnd) != nil else {
             await stopAtEnd()
             return

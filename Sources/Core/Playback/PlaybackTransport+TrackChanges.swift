@@ -55,8 +55,9 @@ extension PlaybackTransport {
         publish()
     }
 
-    /// Stops the engine and forgets everything about the current load.
+    /// Stops the engine and forgets everything about the current load (and a sleep timer set for it).
     nonisolated(nonsending) func releaseEngine() async {
+        await disarmSleepTimer()
         await loads.release()
         state = .stopped
         listenerTookOver()

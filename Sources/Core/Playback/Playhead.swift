@@ -26,6 +26,9 @@ public final class Playhead {
     /// Where the position was at a moment; it advances from there at `effectiveRate`.
     private(set) var anchored: PositionAnchor
     var seeking = SeekState()
+    /// The armed sleep timer, and its countdown (see PlaybackController+SleepTimer.swift).
+    var sleepTimer: SleepTimer?
+    var sleepTimerTask: Task<Void, Never>?
 
     init(engine: any AudioEngine, clock: any PlaybackClock, configuration: PlaybackConfiguration,
          queue: QueueController, loads: ItemLoader, streams: PlaybackStreams) {
@@ -95,7 +98,8 @@ public final class Playhead {
             state: state, item: item, tags: loads.tags, elapsed: item == nil ? 0 : anchored.elapsed,
             timestamp: anchored.time, playbackRate: effectiveRate, rate: rate,
             defaultPlaybackRate: configuration.defaultPlaybackRate, duration: item == nil ? nil : loads.duration,
-            queue: queue.summary, seeking: seeking.hold?.direction, loudness: item == nil ? nil : loads.currentLoudness)
+            queue: queue.summary, seeking: seeking.hold?.direction, loudness: item == nil ? nil : loads.currentLoudness,
+            sleepTimer: item == nil ? nil : sleepTimer)
     }
 
     /// Emits a snapshot if anything changed since the last one.

@@ -32,6 +32,7 @@ extension MPRISMember {
         "moveQueueItem": "MPRIS cannot move a track",
         "download": "MPRIS has no offline copies",
         "announce": "announcements are the car's, over MQTT",
+        "setSleepTimer": "MPRIS has no sleep timer",
     ]
 
     // MARK: org.mpris.MediaPlayer2

@@ -8,7 +8,7 @@ import RemoteCommands
 struct CommandParts: Sendable {
     /// The configured capability parameters (S7).
     let capabilities: CommandCapabilities
-    /// The playback lane: its parts (transport, playhead, queue) are reached through `perform`.
+    /// The playback lane: its parts (transport, playhead, queue, sleep timer) are reached through `perform`.
     let playback: PlaybackController?
     /// The listener's level and mute, saved across restarts.
     let volume: ListenerVolume?

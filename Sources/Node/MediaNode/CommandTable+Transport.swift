@@ -1,10 +1,10 @@
 import Playback
 import RemoteCommands
 
-// MARK: - Transport (S5, S8, S9) and interruptions
+// MARK: - Transport (S5, S8, S9), interruptions and the sleep timer
 
 extension CommandTable {
-    static let transport: [Entry] = [play, pause, stop, togglePlayPause, nextTrack, previousTrack, interrupt]
+    static let transport: [Entry] = [play, pause, stop, togglePlayPause, nextTrack, previousTrack, interrupt, setSleepTimer]
 
     static let play: Entry = PlainCommand("play", documentation: none("Starts or resumes playback (commandFailed while playing)."))
         .handled(by: \.playback) { _, playback in .result(await playback.perform { await $0.transport.play() }) }
@@ -54,4 +54,43 @@ extension CommandTable {
         }
     }
 
+    // MARK: - The sleep timer (a MediaNode addition)
+
+    static let setSleepTimer: Entry = RemoteCommand<SleepTimerRequest>(
+        "setSleepTimer", availability: .withItem,
+        fields: [
+            .init("minutes", .number, schema: ["exclusiveMinimum": 0, "maximum": 1440]),
+            .init("endOfItem", .bool, schema: ["const": true]),
+            .init("fadeOut", .number, schema: ["minimum": 0, "maximum": 60, "default": 10]),
+            .init("cancel", .bool, schema: ["const": true]),
+        ],
+        documentation: .init(
+            payload: "exactly one of `minutes` (more than 0, at most 1440) or `endOfItem: true`, with optional `fadeOut` (seconds 0...60, default 10); or `cancel: true` alone. A MediaNode addition (see \"Sleep timer\")",
+            summary: "Fades the music out and pauses it after some minutes or at the end of the item playing; cancel takes it back. Shown in now playing as sleepTimer. A MediaNode addition.")
+    ) { fields, _ in
+        let minutes = try fields.optionalNumber("minutes")
+        let endOfItem = try fields.optionalBool("endOfItem")
+        let fadeOut = try fields.optionalNumber("fadeOut")
+        let cancel = try fields.optionalBool("cancel")
+        if let cancel {
+            guard cancel else { throw CommandValidationError("'cancel' can only be true") }
+            guard minutes == nil, endOfItem == nil, fadeOut == nil else {
+                throw CommandValidationError("'cancel' comes alone, without 'minutes', 'endOfItem' or 'fadeOut'")
+            }
+            return .cancel
+        }
+        let fade = fadeOut ?? SleepTimerRequest.defaultFadeOut
+        guard fade >= 0, fade <= 60 else { throw CommandValidationError("'fadeOut' must be within 0...60 seconds, got \(quote(fade))") }
+        switch (minutes, endOfItem) {
+        case let (minutes?, nil):
+            guard minutes > 0, minutes <= 1440 else {
+                throw CommandValidationError("'minutes' must be more than 0 and at most 1440, got \(quote(minutes))")
+            }
+            return .after(seconds: minutes * 60, fadeOut: fade)
+        case (nil, true?): return .endOfItem(fadeOut: fade)
+        case (nil, false?): throw CommandValidationError("'endOfItem' can only be true")
+        case (nil, nil): throw CommandValidationError("missing field: one of 'minutes', 'endOfItem' or 'cancel'")
+        case (_?, _?): throw CommandValidationError("exactly one of 'minutes' or 'endOfItem', got both")
+        }
+    }.handled(by: \.playback) { request, playback in .result(await playback.setSleepTimer(request)) }
 }

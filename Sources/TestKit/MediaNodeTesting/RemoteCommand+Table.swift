@@ -117,3 +117,7 @@ extension RemoteCommand where Arguments == DownloadRequest {
 extension RemoteCommand where Arguments == AnnounceRequest {
     public static var announce: Self { table("announce") }
 }
+
+extension RemoteCommand where Arguments == SleepTimerRequest {
+    public static var setSleepTimer: Self { table("setSleepTimer") }
+}
