@@ -11,7 +11,8 @@ extension CatalogDatabase {
             let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: """
                     SELECT path, size, modified, title, artist, album, genre, year, trackNumber, discNumber, duration,
-                        artworkKey, composer, trackCount, discCount, trackLoudness, albumLoudness, trackPeak, albumPeak
+                        artworkKey, composer, trackCount, discCount, trackLoudness, albumLoudness, trackPeak, albumPeak,
+                        chapters
                     FROM local_file WHERE sourceIdentifier = ?
                     """),
                 arguments: [sourceIdentifier])
@@ -19,7 +20,8 @@ extension CatalogDatabase {
                 let tags = AudioTags(
                     title: row[3], artist: row[4], album: row[5], genre: row[6], year: row[7], trackNumber: row[8],
                     discNumber: row[9], duration: row[10], composer: row[12], trackCount: row[13], discCount: row[14],
-                    loudness: LoudnessTags.stored(track: row[15], album: row[16], trackPeak: row[17], albumPeak: row[18]))
+                    loudness: LoudnessTags.stored(track: row[15], album: row[16], trackPeak: row[17], albumPeak: row[18]),
+                    chapters: Self.decodeChapters(row[19]))
                 records[row[0]] = LocalFileRecord(
                     path: row[0], size: row[1], modified: row[2], tags: tags, artworkKey: row[11])
             }
@@ -34,8 +36,8 @@ extension CatalogDatabase {
             sql: """
                 INSERT INTO local_file (sourceIdentifier, path, size, modified, title, artist, album, genre, year,
                     trackNumber, discNumber, duration, artworkKey, composer, trackCount, discCount, trackLoudness,
-                    albumLoudness, trackPeak, albumPeak)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    albumLoudness, trackPeak, albumPeak, chapters)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for file in files {
             let tags = file.tags
@@ -59,6 +61,7 @@ extension CatalogDatabase {
             insert.bind(18, tags.loudness?.album)
             insert.bind(19, tags.loudness?.trackPeak)
             insert.bind(20, tags.loudness?.albumPeak)
+            insert.bind(21, tags.chapters.map(Self.encodeChapters))
             try insert.run()
         }
         try storeTagLoudness(files, in: db)
