@@ -133,6 +133,7 @@ struct PlaybackReporter: PlaybackStopping, PlaybackFollower {
         commandCenter.setParameter(
             "currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: RemoteCommand.changeShuffleMode)
         commandCenter.setNowPlaying(isItemLoaded: snapshot.item != nil, isLiveStream: snapshot.isLiveStream)
+        commandCenter.setCurrentItemHasChapters(snapshot.item?.chapters.isEmpty == false)
         if itemChanged {
             // A read of the catalog file, which its writes do not hold up (WAL).
             var marks = ItemFeedback()
