@@ -67,6 +67,23 @@ struct ChapterScanTests {
         try database.close()
     }
 
+    @Test("an M4B whose chapters are a QuickTime chapter track (as Apple's audiobooks keep them) has them in the catalog")
+    func quickTimeChapterTrack() async throws {
+        let music = try AudioFixtures.makeTemporaryDirectory("chapters-quicktime")
+        let temp = try TemporaryCatalog("chapters-quicktime")
+        defer {
+            temp.remove()
+            try? FileManager.default.removeItem(at: music)
+        }
+        try await AudioFixtures.writeChapteredBook(Self.chapters, named: "book.m4b", title: "Voyage", mp4Chapters: .quickTime, in: music)
+        let (database, items) = try await Self.scan(music, temp)
+        let book = try #require(items["Voyage"], "the book is not in the catalog: \(items.keys)")
+        #expect(book.chapters?.map(\.title) == ["Opening", "The Crossing", "Landfall"])
+        #expect(book.chapters?.map(\.startTime) == [0, 2, 5])
+        #expect(book.duration.map { abs($0 - 7) < 0.2 } == true)
+        try database.close()
+    }
+
     @Test("chapters out of order are ignored and chapters past the end are left out, with one log line each; the book still plays")
     func badChapterDataIsIgnored() async throws {
         let music = try AudioFixtures.makeTemporaryDirectory("bad-chapters")

@@ -30,13 +30,14 @@ extension AudioFixtures {
     /// A book of consecutive tones, one per chapter, with its chapters written the way its format keeps them:
     /// Vorbis comments `CHAPTERnnn`/`CHAPTERnnnNAME` (.ogg, .opus, .flac, through GStreamer's encoders),
     /// ID3v2 `CTOC` and `CHAP` frames (.mp3, the tag written here byte by byte: no tool on Debian writes them),
-    /// or a Nero chapter list (`moov/udta/chpl`, .m4b and .m4a, added here to GStreamer's MP4).
+    /// or a Nero chapter list (`moov/udta/chpl`) or QuickTime chapter track (.m4b and .m4a, added here to
+    /// GStreamer's MP4; see `mp4Chapters`).
     /// - Parameter marks: the chapter marks to write instead of the chapters' own (for bad data); nil: each
     ///   chapter starts where its tone does.
     @discardableResult
     public static func writeChapteredBook(
         _ chapters: [ToneChapter], named fileName: String, title: String = "Book", artist: String = "Test Author",
-        album: String = "Test Book", marks: [ChapterMark]? = nil, in directory: URL
+        album: String = "Test Book", marks: [ChapterMark]? = nil, mp4Chapters: MP4Chapters = .nero, in directory: URL
     ) async throws -> URL {
         let url = directory.appendingPathComponent(fileName)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -76,7 +77,10 @@ extension AudioFixtures {
             file.append(try Data(contentsOf: url))
             try file.write(to: url)
         case "m4a", "m4b":
-            try addNeroChapters(written, to: url)
+            switch mp4Chapters {
+            case .nero: try addNeroChapters(written, to: url)
+            case .quickTime: try addQuickTimeChapters(written, length: clock, to: url)
+            }
         default:
             break
         }
