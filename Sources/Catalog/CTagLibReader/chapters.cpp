@@ -47,13 +47,11 @@ std::vector<RawChapter> fromID3v2(TagLib::ID3v2::Tag *tag) {
     }
     std::vector<const TagLib::ID3v2::ChapterFrame *> ordered;
     if (table != nullptr && table->isOrdered()) {
+        std::map<TagLib::ByteVector, const TagLib::ID3v2::ChapterFrame *> byElement;
+        for (const auto *chapter : chapters) byElement.emplace(chapter->elementID(), chapter);
         for (const TagLib::ByteVector &element : table->childElements()) {
-            for (const auto *chapter : chapters) {
-                if (chapter->elementID() == element) {
-                    ordered.push_back(chapter);
-                    break;
-                }
-            }
+            const auto found = byElement.find(element);
+            if (found != byElement.end()) ordered.push_back(found->second);
         }
     }
     if (ordered.empty()) {
@@ -76,9 +74,11 @@ std::vector<RawChapter> fromXiphComment(const TagLib::Ogg::XiphComment *comment)
     // CHAPTER001=00:00:00.000 and CHAPTER001NAME=...; numbered from 000 or 001, ordered by number.
     std::map<long, RawChapter> byNumber;
     std::map<long, bool> timed;
+    // TagLib keeps the field names upper-cased; most are not chapters and are passed over unconverted.
+    const TagLib::String prefix("CHAPTER");
     for (const auto &field : comment->fieldListMap()) {
-        const std::string key = field.first.upper().to8Bit(true);
-        if (key.compare(0, 7, "CHAPTER") != 0 || field.second.isEmpty()) continue;
+        if (!field.first.startsWith(prefix) || field.second.isEmpty()) continue;
+        const std::string key = field.first.to8Bit(true);
         size_t end = 7;
         while (end < key.size() && std::isdigit(static_cast<unsigned char>(key[end]))) ++end;
         if (end == 7 || end - 7 > 6) continue;

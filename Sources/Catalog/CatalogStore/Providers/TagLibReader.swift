@@ -50,7 +50,8 @@ public enum TagLibReader {
         return (0..<Int(raw.chapterCount)).map { index in
             let chapter = list[index]
             let start = chapter.startMilliseconds >= 0 ? Double(chapter.startMilliseconds) / 1000 : .nan
-            return ContentChapter(title: string(chapter.title) ?? "", startTime: start)
+            // Trimmed by the check that follows, not here: Foundation's trimming cost more than TagLib's read.
+            return ContentChapter(title: chapter.title.map { String(cString: $0) } ?? "", startTime: start)
         }
     }
 
