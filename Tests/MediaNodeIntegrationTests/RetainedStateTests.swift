@@ -51,6 +51,8 @@ struct RetainedStateTests {
             "search", "changeVolume", "mute", "addToQueue", "removeFromQueue", "moveQueueItem", "download",
             // Version 1.2
             "announce",
+            // Version 1.3
+            "skipToChapter",
             // MediaNode's own
             "setSleepTimer",
         ]

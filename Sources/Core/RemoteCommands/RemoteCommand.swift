@@ -18,6 +18,8 @@ public enum CommandAvailability: Sendable {
     case withSeekableItem
     /// Something is loaded and the rate is one a head unit shows (S17).
     case withItemAtHeadUnitRate
+    /// The current item has chapters (version 1.3).
+    case withChapters
 }
 
 /// What the center knows when it decides whether a command shows as enabled.
@@ -25,6 +27,7 @@ public struct CommandCenterState: Sendable, Equatable {
     public var isItemLoaded = false
     public var isLiveStream = false
     public var currentPlaybackRate = 1.0
+    public var hasChapters = false
 }
 
 /// How a command is described to people (topics.md's command table) and to tools (asyncapi.yaml), written
@@ -133,6 +136,7 @@ extension AnyRemoteCommand {
         case .withItem: state.isItemLoaded
         case .withSeekableItem: state.isItemLoaded && !state.isLiveStream
         case .withItemAtHeadUnitRate: state.isItemLoaded && capabilities.isSupportedByHeadUnit(state.currentPlaybackRate)
+        case .withChapters: state.isItemLoaded && state.hasChapters
         }
     }
 }

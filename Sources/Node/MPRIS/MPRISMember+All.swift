@@ -33,6 +33,7 @@ extension MPRISMember {
         "download": "MPRIS has no offline copies",
         "announce": "announcements are the car's, over MQTT",
         "setSleepTimer": "MPRIS has no sleep timer",
+        "skipToChapter": "MPRIS has no chapters",
     ]
 
     // MARK: org.mpris.MediaPlayer2

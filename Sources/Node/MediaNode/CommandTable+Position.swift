@@ -2,12 +2,12 @@ import MediaJSON
 import Playback
 import RemoteCommands
 
-// MARK: - Position (S6, S7, S14), rate (S16, S17), repeat and shuffle (S10), language options
+// MARK: - Position (S6, S7, S14), chapters (version 1.3), rate (S16, S17), repeat and shuffle (S10), language options
 
 extension CommandTable {
     static let position: [Entry] = [
-        skipForward, skipBackward, seekForward, seekBackward, changePlaybackPosition, changePlaybackRate, changeRepeatMode,
-        changeShuffleMode, enableLanguageOption, disableLanguageOption,
+        skipForward, skipBackward, seekForward, seekBackward, changePlaybackPosition, skipToChapter, changePlaybackRate,
+        changeRepeatMode, changeShuffleMode, enableLanguageOption, disableLanguageOption,
     ]
 
     static let skipForward: Entry = skip("skipForward", by: 1, "Jumps ahead by interval seconds (default: the first of preferredIntervals).")
@@ -62,6 +62,38 @@ extension CommandTable {
         return PositionRequest(positionTime: position, identifier: try fields.optionalString("identifier"))
     }.handled(by: \.playback) { request, playback in
         .result(await playback.perform { await $0.playhead.seek(to: request.positionTime, identifier: request.identifier) })
+    }
+
+    /// Plays the current item from the start of chapter `chapterNumber` (counting from 0, as now playing
+    /// does; version 1.3).
+    static let skipToChapter: Entry = RemoteCommand<Int>(
+        "skipToChapter", availability: .withChapters,
+        fields: [.init("chapterNumber", .number, required: true, schema: [
+            "type": "integer", "minimum": 0,
+            "description": "The chapter, counting from 0 as now playing's chapterNumber does; commandFailed when the current item has no such chapter, or none.",
+        ])],
+        documentation: .init(
+            payload: "`chapterNumber` (from 0, as in now playing): plays the current item from that chapter's start (a paused item starts playing; one interrupted stays so until the interruption ends); `commandFailed` for an item without chapters or a number it has no chapter for (see Chapters)",
+            summary: "Plays the current item from the start of one of its chapters (a paused item starts playing). Version 1.3.")
+    ) { fields, _ in try fields.requiredCount("chapterNumber") }
+        .handled(by: \.playback) { number, playback in await skip(toChapter: number, playback) }
+
+    /// A seek the lane makes as any other, refused for an item without chapters or a chapter it does not have.
+    private static func skip(toChapter number: Int, _ playback: PlaybackController) async -> CommandResult {
+        guard let item = await playback.snapshot.item else {
+            return CommandResult(.noActionableNowPlayingItem, message: "nothing is loaded")
+        }
+        guard !item.chapters.isEmpty else { return .failed("'\(item.identifier)' has no chapters") }
+        guard number < item.chapters.count else {
+            return .failed("'chapterNumber' must be from 0 to \(item.chapters.count - 1) for '\(item.identifier)', got \(number)")
+        }
+        // Named, so a seek that finds another item current (the queue moved meanwhile) is refused, not misapplied.
+        let start = item.chapters[number].startTime
+        let outcome = await playback.perform { await $0.playhead.seek(to: start, identifier: item.identifier) }
+        guard outcome.isSuccess else { return .result(outcome) }
+        // It plays from there: a paused item starts (an interruption, a phone call, is left to end by itself).
+        guard await playback.snapshot.state == .paused else { return .success }
+        return .result(await playback.perform { await $0.transport.play() })
     }
 
     static let changePlaybackRate: Entry = RemoteCommand<PlaybackRateRequest>(

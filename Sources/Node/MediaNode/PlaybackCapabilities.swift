@@ -3,8 +3,8 @@ import Playback
 import RemoteCommands
 
 /// What `P/commands` shows of playback: the rate (and so which rates are allowed, S17), whether an item (a
-/// live one) is loaded, and the current item's marks; the repeat and shuffle modes, which the entries read
-/// from the controller as the document is made, are marked with them.
+/// live one, one with chapters) is loaded, and the current item's marks; the repeat and shuffle modes, which
+/// the entries read from the controller as the document is made, are marked with them.
 struct PlaybackCapabilities: PlaybackObserver {
     let commandCenter: RemoteCommandCenter
     let feedback: FeedbackBook
@@ -13,6 +13,7 @@ struct PlaybackCapabilities: PlaybackObserver {
     func playbackChanged(_ snapshot: PlaybackSnapshot, itemChanged: Bool) async {
         commandCenter.setCurrentPlaybackRate(snapshot.rate)
         commandCenter.setNowPlaying(isItemLoaded: snapshot.item != nil, isLiveStream: snapshot.isLiveStream)
+        commandCenter.setCurrentItemHasChapters(snapshot.item?.chapters.isEmpty == false)
         if itemChanged {
             // A read of the catalog file, which its writes do not hold up (WAL).
             var marks = ItemFeedback()

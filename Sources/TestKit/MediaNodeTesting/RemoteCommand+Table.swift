@@ -104,6 +104,7 @@ extension RemoteCommand where Arguments == QueueAddRequest {
 
 extension RemoteCommand where Arguments == Int {
     public static var removeFromQueue: Self { table("removeFromQueue") }
+    public static var skipToChapter: Self { table("skipToChapter") }
 }
 
 extension RemoteCommand where Arguments == QueueMoveRequest {
