@@ -62,7 +62,7 @@ extension CommandTable {
 
     static let contentItem: Entry = RemoteCommand<String>(
         "contentItem", lane: .content, fields: [.identifier(required: true)],
-        documentation: .init(payload: "`identifier`: answers with the item", summary: "Answers one content item (data: a ContentItem).")
+        documentation: .init(payload: "`identifier`: answers with the item; a playable with chapters also carries `chapters` (see Chapters)", summary: "Answers one content item (data: a ContentItem).")
     ) { fields, _ in try fields.requiredString("identifier") }
         .handled(by: \.content) { identifier, content in await content.contentItem(identifier) }
 
