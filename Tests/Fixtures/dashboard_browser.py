@@ -39,7 +39,7 @@ try:
     from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError as missing:
     # The first line is what the test reports when it expected "PORT <n>".
     print("cannot drive Chromium: %s (apt-get install chromium chromium-driver python3-selenium)" % missing, flush=True)
@@ -201,6 +201,10 @@ def handle(driver, command):
                      lambda d: d.find_element(By.CSS_SELECTOR, command["selector"]))
         field.clear()
         field.send_keys(command["text"])
+        return {}
+    if op == "select":
+        Select(wait(driver, "%s to choose %r in" % (command["selector"], command["value"]),
+                    lambda d: d.find_element(By.CSS_SELECTOR, command["selector"]))).select_by_value(command["value"])
         return {}
     if op == "enabled":
         element = driver.find_element(By.CSS_SELECTOR, command["selector"])

@@ -447,11 +447,21 @@
     return Math.max(0, now);
   }
 
+  /// Now playing's sleep timer as a line: when the music pauses, and over how long it fades.
+  function sleepTimerText(timer) {
+    if (!timer) return '';
+    const fade = ' (fading over ' + timer.fadeOut + ' s)';
+    if (timer.endOfItem) return 'Sleep timer: pauses at the end of this item' + fade;
+    const at = new Date(timer.endsAt * 1000);
+    return 'Sleep timer: pauses at ' + at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) + fade;
+  }
+
   function renderNowPlaying() {
     const np = view.nowPlaying || { state: 'stopped' };
     $('np-title').textContent = np.title || (np.state === 'stopped' ? 'Nothing playing' : 'Untitled');
     $('np-subtitle').textContent = [np.artist, np.albumTitle].filter(Boolean).join(' — ');
     $('np-state').textContent = np.state;
+    $('np-sleep').textContent = sleepTimerText(np.sleepTimer);
     if (np.identifier && np.title) titles.set(np.identifier, np.title);
     const playing = np.state === 'playing';
     const toggle = $('btn-playpause');
@@ -518,6 +528,44 @@
     if (volume && typeof volume.volume === 'number' && !view.volume) renderVolume(volume.volume);
     renderAnnounceBox();
     if (view.chapters) renderChapterList();
+    renderCommandList();
+  }
+
+  /// Every command the node lists on P/commands, whatever this page knows of it: a new command of the node
+  /// is here the moment the node lists it, disabled while the node shows it so.
+  function renderCommandList() {
+    const select = $('command-name');
+    const names = Object.keys(view.commands).sort();
+    const chosen = select.value;
+    select.replaceChildren(...names.map((name) => {
+      const option = document.createElement('option');
+      option.value = name;
+      option.textContent = view.commands[name].enabled === false ? name + ' (disabled)' : name;
+      return option;
+    }));
+    if (names.includes(chosen)) select.value = chosen;
+    $('commands-count').textContent = names.length ? '(' + names.length + ')' : '';
+  }
+
+  /// Sends the chosen command with the payload typed; the reply shows as every command's does.
+  function sendChosenCommand() {
+    const name = $('command-name').value;
+    if (!name) return;
+    const text = $('command-payload').value.trim();
+    let payload = {};
+    if (text) {
+      try {
+        payload = JSON.parse(text);
+      } catch (error) {
+        report('error', name + ': the payload is not JSON: ' + error.message);
+        return;
+      }
+      if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+        report('error', name + ': the payload must be a JSON object');
+        return;
+      }
+    }
+    send(name, payload);
   }
 
   function renderVolume(fallback) {
@@ -868,6 +916,7 @@
   $('announce-form').addEventListener('submit', (event) => { event.preventDefault(); announce(); });
   $('announce-input').addEventListener('input', renderAnnounceBox);
   $('announce-cancel').addEventListener('click', () => send('announce', { cancel: true }));
+  $('command-form').addEventListener('submit', (event) => { event.preventDefault(); sendChosenCommand(); });
   $('pattern').value = fleet.pattern;
   $('pattern-form').addEventListener('submit', (event) => { event.preventDefault(); setPattern($('pattern').value); });
 

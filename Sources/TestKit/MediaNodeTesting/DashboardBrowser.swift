@@ -111,6 +111,11 @@ public final class DashboardBrowser: @unchecked Sendable {
         try await run(["op": "type", "selector": selector, "text": text])
     }
 
+    /// Chooses the option whose value is `value` in the list at `selector`.
+    public func select(_ value: String, in selector: String) async throws {
+        try await run(["op": "select", "selector": selector, "value": value])
+    }
+
     /// Whether the element at `selector` is enabled, and its tooltip (which says why not, where the page says it).
     public func isEnabled(_ selector: String) async throws -> (enabled: Bool, title: String) {
         let reply = try await run(["op": "enabled", "selector": selector])
