@@ -34,6 +34,12 @@ extension PlaybackController {
                     emit(.stalled(identifier: item.identifier))
                 }
                 isStalled = starved
+            case let .focusChanged(hasFocus):
+                await focusChanged(hasFocus: hasFocus)
+            case let .outputLost(message):
+                await outputLost(message)
+            case .outputRestored:
+                await outputRestored()
             default:
                 // Other state changes and buffering: the controller's own state is authoritative, since it
                 // changes only through its operations; stale tokens land here too.

@@ -6,6 +6,17 @@ struct Interruption {
     var wasPlaying: Bool
     /// Whether it lowered the volume instead of pausing.
     var ducked: Bool
+    /// Who began it, and so who ends it.
+    var cause = InterruptionCause.command
+}
+
+/// Who holds the music: the `interrupt` command, the sound server's policy, or a lost output.
+enum InterruptionCause {
+    case command
+    /// A cork request of the sound server; its uncork ends it.
+    case audioFocus
+    /// The output is gone; its return ends it.
+    case outputLost
 }
 
 extension PlaybackController {
@@ -34,7 +45,8 @@ extension PlaybackController {
     @discardableResult
     public func endInterruption(shouldResume: Bool) async -> PlaybackOutcome {
         await exclusively {
-            guard let ended = interruption else { return .success }
+            // The sound server's hold is the server's to end (or the listener's, by pause or play).
+            guard let ended = interruption, ended.cause == .command else { return .success }
             interruption = nil
             if ended.ducked {
                 await applyOutputVolume()
@@ -49,5 +61,54 @@ extension PlaybackController {
             publish()
             return .success
         }
+    }
+}
+
+// MARK: - The sound server's hold and a lost output (the engine's facts)
+
+extension PlaybackController {
+    /// A cork request of the sound server holds playing music as `interrupted`, the position standing; the
+    /// uncork plays it on from the same place, unless the listener paused, stopped or chose something else
+    /// meanwhile (then that stands). Caller holds the turn.
+    func focusChanged(hasFocus: Bool) async {
+        emit(.output(hasFocus ? .focusRegained : .focusLost))
+        if hasFocus {
+            await resume(heldBy: .audioFocus)
+        } else {
+            await hold(by: .audioFocus)
+        }
+    }
+
+    /// The output is gone: playing music is held as `interrupted` where it was heard, and plays on from
+    /// there once the output is back. Caller holds the turn.
+    func outputLost(_ message: String) async {
+        emit(.output(.lost(message)))
+        // Held for a call when the server went: a restarted server has no call to wait for, so its return
+        // ends the hold.
+        if state == .interrupted, interruption?.cause == .audioFocus { interruption?.cause = .outputLost }
+        await hold(by: .outputLost)
+    }
+
+    /// The output answers again. Caller holds the turn.
+    func outputRestored() async {
+        emit(.output(.restored))
+        await resume(heldBy: .outputLost)
+    }
+
+    private func hold(by cause: InterruptionCause) async {
+        guard state == .playing, queue.currentItem != nil else { return }
+        // A command's duck gives way: the music is held now, and comes back at the listener's level.
+        let wasDucked = interruption?.ducked == true
+        guard await halt(as: .interrupted) == nil else { return }
+        interruption = Interruption(wasPlaying: true, ducked: false, cause: cause)
+        if wasDucked { await applyOutputVolume() }
+        publish()
+    }
+
+    private func resume(heldBy cause: InterruptionCause) async {
+        guard state == .interrupted, let held = interruption, held.cause == cause else { return }
+        interruption = nil
+        state = .paused
+        if case .failed = await playInTurn() { publish() }
     }
 }

@@ -5,9 +5,13 @@ extension PlaybackController {
     /// engine the gain for the load or preload under `token`, which the engine applies from the moment
     /// that item is heard. A live stream plays unlevelled: it has no loudness until it has played, and a
     /// station's programme changes loudness from one item to the next anyway. Caller holds the turn.
+    ///
+    /// The item's title goes with it, for a sound server's stream name.
     func giveItemGain(toOriginal original: Int, token: PlaybackToken) async {
-        guard let loudnessSource, queue.items.indices.contains(original) else { return }
+        guard queue.items.indices.contains(original) else { return }
         let item = queue.items[original]
+        await engine.setItemTitle(item.title, for: token)
+        guard let loudnessSource else { return }
         let loudness = item.isLiveStream ? nil : await loudnessSource.loudness(ofURI: item.uri)
         itemLoudness[token] = loudness?.track
         await engine.setItemGain(levelling.gain(for: loudness, asAlbum: playsAsAlbum(original)), for: token)

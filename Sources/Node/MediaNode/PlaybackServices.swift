@@ -166,6 +166,9 @@ struct PlaybackReporter: PlaybackStopping, PlaybackFollower {
         case .stalled:
             // Counted in `P/metrics`; the contract has no event for it, and a flaky stream would flood one.
             break
+        case let .output(change):
+            // The engine logs a lost output once, however long it stays away.
+            events.publish(change.event)
         }
     }
 
@@ -175,5 +178,17 @@ struct PlaybackReporter: PlaybackStopping, PlaybackFollower {
             "repeatMode": .string(queue.repeatMode.rawValue), "shuffleMode": .string(queue.shuffleMode.rawValue),
         ]
         retained.publish(queueTopic, document.jsonBytes)
+    }
+}
+
+extension OutputChange {
+    /// The change as `P/events` carries it.
+    var event: JSONValue {
+        switch self {
+        case .focusLost: ["type": "audioFocus", "state": "lost"]
+        case .focusRegained: ["type": "audioFocus", "state": "regained"]
+        case let .lost(message): ["type": "outputLost", "message": .string(message)]
+        case .restored: ["type": "outputRestored"]
+        }
     }
 }
