@@ -81,12 +81,25 @@ extension PlaybackController {
 
     /// The output is gone: playing music is held as `interrupted` where it was heard, and plays on from
     /// there once the output is back. Caller holds the turn.
+    ///
+    /// An output that is gone has no position to read: where the listener last heard the music is the
+    /// anchored estimate (anchored when the audio was heard), and the engine is told to hold the item there.
     func outputLost(_ message: String) async {
         emit(.output(.lost(message)))
         // Held for a call when the server went: a restarted server has no call to wait for, so its return
         // ends the hold.
         if state == .interrupted, interruption?.cause == .audioFocus { interruption?.cause = .outputLost }
-        await hold(by: .outputLost)
+        guard state == .playing, let item = queue.currentItem else { return }
+        await cancelSeekHold()
+        let heard = computedPosition()
+        if !item.isLiveStream { try? await engine.seek(to: heard) }
+        let wasDucked = interruption?.ducked == true
+        state = .interrupted
+        anchor(at: heard)
+        interruption = Interruption(wasPlaying: true, ducked: false, cause: .outputLost)
+        if wasDucked { await applyOutputVolume() }
+        if !currentStarted { resolveStartWaiters(.failed(.deviceLost(message))) }
+        publish()
     }
 
     /// The output answers again. Caller holds the turn.
@@ -96,6 +109,7 @@ extension PlaybackController {
     }
 
     private func hold(by cause: InterruptionCause) async {
+        // Held by the server's cork: the pipeline stands where the server stopped it, which is what was heard.
         guard state == .playing, queue.currentItem != nil else { return }
         // A command's duck gives way: the music is held now, and comes back at the listener's level.
         let wasDucked = interruption?.ducked == true
