@@ -6,7 +6,8 @@ import Playback
 struct SoundServerLoss: Sendable {
     /// Why, naming the server (`play` answers with it).
     var reason: String
-    /// Where the item was heard when the server went, or where a seek or load since asked it to start.
+    /// Where the item was heard when the server went (the core says so by a seek once it knows), or where a
+    /// seek or load since asked it to start.
     var position: Double
 }
 
@@ -77,7 +78,8 @@ extension GStreamerEngine {
             mn_object_set_string(pipeline.playbin, "uri", uri)
             let opened = gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE
                 && waitForSteadyState(seconds: 5)
-                && (loss.position <= 0 && rate == 1 || flushingSeek(to: loss.position, rate: rate, waitSeconds: 5))
+            // A live stream takes no seek: it goes on live.
+            if opened, loss.position > 0 || rate != 1 { _ = flushingSeek(to: loss.position, rate: rate, waitSeconds: 5) }
             guard opened else {
                 logger.debug("audio: the sound server answered, but the item could not be opened on it yet")
                 takeDownPlaybin()
