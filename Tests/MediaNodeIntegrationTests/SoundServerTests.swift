@@ -88,32 +88,53 @@ struct SoundServerTests {
         recording.stop()
     }
 
-    @Test("PipeWire (pipewire-pulse and WirePlumber): the music is heard, in role music, named after the item; announcements in role event")
+    @Test("PipeWire (pipewire-pulse and WirePlumber): the music is heard, in role music, named after the item; an announcement in role event over the music deploy/'s WirePlumber script ducks")
     func pipeWire() async throws {
         let server = try await PrivateSoundServer(.pipeWire)
         defer { server.stop() }
         var steps: URL?
-        let rig = try await SoundServerRig.start(server: server) { steps = try await ToneSteps.write(count: 8, named: "steps.ogg", in: $0) }
+        var clip: URL?
+        let rig = try await SoundServerRig.start(server: server) { library in
+            steps = try await ToneSteps.write(count: 10, named: "steps.ogg", in: library)
+            var track = ToneTrack(fileName: "clip.ogg", frequency: 2000, seconds: 2, title: "Chime")
+            track.amplitude = 0.5
+            clip = try await AudioFixtures.writeTone(track, in: library.deletingLastPathComponent())
+        }
         defer { rig.stop() }
         let recording = try server.record()
         let (reply, repliedAt) = try await rig.send("playItem", #""identifier":"\#(rig.identifier(of: try #require(steps)))""#)
         #expect(reply["status"] == "success", "\(reply.jsonString)")
-        let music = try #require(try await server.sinkInputs().first { $0.role == "music" })
         let title = await rig.nowPlaying?["title"]?.stringValue
         try await recording.waitFor(seconds: 3)
         let runs = try recording.wav().toneStepRuns()
-        #expect(try await rig.status("announce", #""text":"next stop","volume":0.5"#) == "success")
+
+        let announcedAt = Date().timeIntervalSince1970
+        #expect(try await rig.status("announce", #""url":"\#(try #require(clip).absoluteString)""#) == "success")
         try await rig.waitForEvent("the announcement started", timeout: 15) { $0["type"] == "announcementStarted" }
-        let announcement = try await server.sinkInputs().first { $0.role == "event" }
+        let streams = try await server.sinkInputs()
+        try await rig.waitForEvent("the announcement finished", timeout: 15) { $0["type"] == "announcementFinished" }
+        try await recording.waitFor(seconds: recording.seconds + 0.5)
+        let wav = try recording.wav()
+        let from = try #require(recording.second(atWallTime: announcedAt))
+        let span = try #require(wav.toneSpan(2000, from: from), "the announcement is not heard")
+        let before = wav.toneStepLevel(from: from - 0.6, length: 0.5, steps: 0..<10)
+        let under = wav.toneStepLevel(from: span.start + 0.5, length: 1, steps: 0..<10)
+        let clipLevel = wav.toneLevel(2000, from: span.start + 0.5, length: 1)
         let heardAt = runs.heard.first.flatMap { recording.wallTime(at: $0.start) }
-        print("PipeWire: streams \(music) and \(announcement.map(String.init(describing:)) ?? "none"); heard "
+        print("PipeWire: streams \(streams); heard "
               + (heardAt.map { String(format: "%+.3f s after the reply", $0 - repliedAt.timeIntervalSince1970) } ?? "nothing")
-              + "; steps \(runs.heard.compactMap(\.step))")
-        #expect(music.properties["application.name"] == "MediaNode")
-        #expect(music.properties["media.name"] == title && title != nil, "\(music.properties)")
-        #expect(announcement?.properties["media.name"] == "next stop", "\(String(describing: announcement))")
+              + "; steps \(runs.heard.compactMap(\.step))"
+              + String(format: "; music %.4f, under the announcement %.5f (%.1f dB), the announcement %.4f",
+                       before, under, 20 * log10(under / before), clipLevel))
+        let music = streams.first { $0.role == "music" }
+        #expect(music?.properties["application.name"] == "MediaNode")
+        #expect(music?.properties["media.name"] == title && title != nil, "\(String(describing: music?.properties))")
+        #expect(streams.contains { $0.role == "event" && $0.properties["media.name"] == "Announcement" }, "\(streams)")
         #expect(runs.heard.count >= 2 && runs.isInOrder, "the steps are heard in order: \(runs)")
         #expect(heardAt.map { $0 - repliedAt.timeIntervalSince1970 < 1 } == true, "heard within 1 s of the reply")
+        #expect(clipLevel > 0.2, "the announcement is heard at its level")
+        // The node's own duck is 14 dB: the rest is deploy/car-audio's WirePlumber script (20 dB).
+        #expect(20 * log10(under / before) < -20, "the music is ducked under the announcement")
         recording.stop()
     }
 }

@@ -6,7 +6,8 @@ import Glibc
 /// A car's sound server of the test's own: PulseAudio, or PipeWire with pipewire-pulse and WirePlumber on a
 /// private D-Bus session bus, in a temporary folder of its own (runtime folder, socket, logs), reached only by
 /// the clients given `environment`. It has a null sink `car`, the speakers, whose monitor a test records
-/// (`record()`), and a car's policy by role: a `phone` stream corks `music`, an `event` stream ducks it.
+/// (`record()`), and a car's policy by role, deploy/car-audio's examples as shipped: on PulseAudio a `phone`
+/// stream corks `music` and an `event` stream ducks it; on PipeWire (WirePlumber's script) an `event` ducks it.
 ///
 /// Runs as root: PulseAudio warns that it "is not intended to be run as root" and runs (`--system` would
 /// be the system-wide mode, with its own socket, users and no module loading: not a car's session
@@ -35,6 +36,14 @@ public final class PrivateSoundServer: @unchecked Sendable {
         // libpulse and PipeWire refuse a runtime folder others may enter.
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: runtimeDirectory.path)
         try configuration.write(to: configurationFile, atomically: true, encoding: .utf8)
+        if kind == .pipeWire {
+            let wirePlumber = directory.appendingPathComponent("config/wireplumber")
+            try FileManager.default.createDirectory(at: wirePlumber, withIntermediateDirectories: true)
+            for folder in ["policy.lua.d", "scripts"] {
+                try FileManager.default.copyItem(at: Self.examples.appendingPathComponent("wireplumber/\(folder)"),
+                                                 to: wirePlumber.appendingPathComponent(folder))
+            }
+        }
         if startNow { try await start() }
     }
 
@@ -55,7 +64,11 @@ public final class PrivateSoundServer: @unchecked Sendable {
     public var environment: [String: String] {
         var variables = ["PULSE_SERVER": address, "XDG_RUNTIME_DIR": runtimeDirectory.path, "HOME": home.path,
                          "PULSE_RUNTIME_PATH": runtimeDirectory.appendingPathComponent("pulse").path]
-        if kind == .pipeWire { variables["DBUS_SESSION_BUS_ADDRESS"] = busAddress }
+        if kind == .pipeWire {
+            variables["DBUS_SESSION_BUS_ADDRESS"] = busAddress
+            // WirePlumber reads its policy from here, next to the system's.
+            variables["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
+        }
         return variables
     }
 
@@ -66,14 +79,19 @@ public final class PrivateSoundServer: @unchecked Sendable {
             .joined(separator: "\n")
     }
 
+    /// deploy/car-audio, the README's policy examples.
+    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("deploy/car-audio")
+
     /// The null sink that is the speakers (`norewinds=1`: with rewinds, PulseAudio 16 holds back a stream
-    /// for up to a second after it starts while the sink's monitor is recorded), and the role policy.
+    /// for up to a second after it starts while the sink's monitor is recorded), the cork by role that Debian's
+    /// default.pa loads, and the ducking example.
     private var configuration: String {
         """
         load-module module-native-protocol-unix auth-anonymous=1 socket=\(socketPath)
         load-module module-null-sink sink_name=\(Self.sinkName) sink_properties=device.description=Car norewinds=1
         load-module module-role-cork trigger_roles=phone cork_roles=music
-        load-module module-role-ducking trigger_roles=event ducking_roles=music volume=-20dB
+        .include \(Self.examples.appendingPathComponent("pulseaudio/medianode-roles.pa").path)
         set-default-sink \(Self.sinkName)
 
         """
@@ -101,7 +119,10 @@ public final class PrivateSoundServer: @unchecked Sendable {
             // pipewire-pulse makes the null sink and the policy's module as PulseAudio does.
             _ = try await pactl("load-module", "module-null-sink", "sink_name=\(Self.sinkName)",
                                 "sink_properties=device.description=Car")
-            _ = try await pactl("set-default-sink", Self.sinkName)
+            // WirePlumber keeps the default sink, and takes a moment after pipewire-pulse answers to be asked.
+            try await waitFor("WirePlumber to take the default sink") {
+                (try? await self.pactl("set-default-sink", Self.sinkName)) != nil
+            }
         }
     }
 

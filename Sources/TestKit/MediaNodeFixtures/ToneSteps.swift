@@ -91,3 +91,15 @@ extension Array where Element == ToneSteps.Run {
         return (Double(step + 1) - (first.end - first.start), first.start)
     }
 }
+
+extension WAVFile {
+    /// How loud the tone steps are between `start` and `start + length`, whichever plays: in each 20 ms window
+    /// the level of the loudest of `steps` (other tones at multiples of 50 Hz do not count), averaged.
+    public func toneStepLevel(from start: Double, length: Double, steps: Range<Int>) -> Double {
+        let window = 0.02
+        let windows = stride(from: start, to: start + length - window / 2, by: window).map { time in
+            steps.map { toneLevel(Double(ToneSteps.frequency(ofStep: $0)), from: time, length: window) }.max() ?? 0
+        }
+        return windows.isEmpty ? 0 : windows.reduce(0, +) / Double(windows.count)
+    }
+}
