@@ -75,7 +75,7 @@ extension PlaybackController {
         if hasFocus {
             await resume(heldBy: .audioFocus)
         } else {
-            await hold(by: .audioFocus)
+            await holdForCork()
         }
     }
 
@@ -108,13 +108,13 @@ extension PlaybackController {
         await resume(heldBy: .outputLost)
     }
 
-    private func hold(by cause: InterruptionCause) async {
-        // Held by the server's cork: the pipeline stands where the server stopped it, which is what was heard.
+    /// The pipeline stands where the server stopped it, which is what was heard: the pause reads it there.
+    private func holdForCork() async {
         guard state == .playing, queue.currentItem != nil else { return }
         // A command's duck gives way: the music is held now, and comes back at the listener's level.
         let wasDucked = interruption?.ducked == true
         guard await halt(as: .interrupted) == nil else { return }
-        interruption = Interruption(wasPlaying: true, ducked: false, cause: cause)
+        interruption = Interruption(wasPlaying: true, ducked: false, cause: .audioFocus)
         if wasDucked { await applyOutputVolume() }
         publish()
     }
