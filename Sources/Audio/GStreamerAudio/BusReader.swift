@@ -192,7 +192,7 @@ final class BusReader: @unchecked Sendable {
         let details = debug.map { String(cString: $0) } ?? ""
         g_free(debug)
         let fromOutput = isFromOutput(message)
-        if shared.soundServer != nil, handleSoundServerError(text, fromOutput: fromOutput, details: details) { return }
+        if shared.soundServer != nil, handleSoundServerError(text, details: details) { return }
         logger.error("audio error: \(text)", metadata: ["debug": "\(details)"])
         guard let current else { return }
         // Once the output failed, the errors upstream elements post next ("Internal data stream error")
@@ -235,17 +235,22 @@ final class BusReader: @unchecked Sendable {
     /// item and tries the server again), and every error until it has the server back, the sink's own (it
     /// posts one for each call it cannot make) and the upstream ones that follow, is its consequence.
     /// Returns whether the error was handled so.
-    private func handleSoundServerError(_ text: String, fromOutput: Bool, details: String) -> Bool {
-        let alreadyLost = shared.state.withLock { state in
-            defer { if fromOutput { state.soundServerLost = true } }
-            return state.soundServerLost
-        }
-        guard fromOutput || alreadyLost else { return false }
+    ///
+    /// Whether the server is what failed is asked of the server (a millisecond or two, on this thread): an
+    /// upstream error can come first (playbin finds no sink to link when the server has no such sink), and a
+    /// sink can fail on a server that answers (then it is an output error like any other).
+    private func handleSoundServerError(_ text: String, details: String) -> Bool {
+        let alreadyLost = shared.state.withLock { $0.soundServerLost }
         if alreadyLost {
             logger.debug("audio error while the sound server is away: \(text)", metadata: ["debug": "\(details)"])
-        } else {
-            onSoundServerLost(text)
+            return true
         }
+        guard let reason = SoundServer.unreachable(device: shared.soundServer?.device) else { return false }
+        let first = shared.state.withLock { state in
+            defer { state.soundServerLost = true }
+            return !state.soundServerLost
+        }
+        if first { onSoundServerLost(reason) }
         return true
     }
 

@@ -46,11 +46,6 @@ extension GStreamerEngine {
         }
     }
 
-    /// The message an output failure of the sound server's sink stands for.
-    static func soundServerGone(_ sinkError: String) -> String {
-        "the sound server at \(SoundServer.address) does not answer (\(sinkError))"
-    }
-
     /// After a failed state change of a sound server's output: whether the server is what failed, and if so,
     /// holds the item and throws the reason.
     func checkSoundServer(heldAt position: Double?) throws(AudioError) {

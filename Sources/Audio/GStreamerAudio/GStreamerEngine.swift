@@ -69,9 +69,9 @@ public actor GStreamerEngine: AudioEngine {
                 guard let self else { return }
                 Task { await self.watchTail(of: token) }
             },
-            onSoundServerLost: { [weak self] sinkError in
+            onSoundServerLost: { [weak self] reason in
                 guard let self else { return }
-                Task { await self.soundServerLost(Self.soundServerGone(sinkError)) }
+                Task { await self.soundServerLost(reason) }
             },
             onPlaying: { [weak self] token in
                 guard let self else { return }

@@ -34,7 +34,8 @@ public enum ToneSteps {
 
 extension WAVFile {
     /// What is heard from `start` to `end`, as runs of one tone step (or of none), in `window`-long stretches;
-    /// a single odd window inside a run (a click, a changing level) does not split it.
+    /// a single odd window inside a run (a click, a changing level) does not split it, and a step heard in one
+    /// window alone (where the music fades in or out within it) counts as nothing heard.
     public func toneStepRuns(from start: Double = 0, to end: Double? = nil, window: Double = 0.02) -> [ToneSteps.Run] {
         let last = min(end ?? duration, duration)
         var steps: [(time: Double, step: Int?)] = []
@@ -48,6 +49,11 @@ extension WAVFile {
         for index in steps.indices.dropFirst().dropLast()
         where steps[index - 1].step == steps[index + 1].step && steps[index].step != steps[index - 1].step {
             steps[index].step = steps[index - 1].step
+        }
+        for index in steps.indices where steps[index].step != nil {
+            let before = index > 0 ? steps[index - 1].step : nil
+            let after = index + 1 < steps.count ? steps[index + 1].step : nil
+            if before != steps[index].step && after != steps[index].step { steps[index].step = nil }
         }
         var runs: [ToneSteps.Run] = []
         for (time, step) in steps {
