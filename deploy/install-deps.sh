@@ -16,10 +16,10 @@ packages=(
   espeak-ng gstreamer1.0-espeak
   # The car's sound server (--audio-sink pulse). Runtime: GStreamer's PulseAudio sink, which speaks to
   # PulseAudio and to PipeWire's pipewire-pulse alike. Tests only: the private sound servers the tests start
-  # (PulseAudio; PipeWire with pipewire-pulse and WirePlumber on a D-Bus session bus of their own) and
-  # pactl, parec and paplay, which drive and record them.
+  # (PulseAudio; PipeWire with pipewire-pulse and WirePlumber, on a session bus of dbus-daemon's, listed with
+  # MPRIS below) and pactl, parec and paplay, which drive and record them.
   gstreamer1.0-pulseaudio
-  pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber dbus-daemon
+  pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber
   # Loudness levelling: EBU R128 integrated loudness of items without ReplayGain tags
   libebur128-dev
   # Tags of local files without decoding them (TagLib's C API)
@@ -43,6 +43,9 @@ packages=(
   # A clustered MQTT broker for the fleet rig and the failover test: NATS with JetStream keeps retained
   # messages replicated across members (deploy/cluster/)
   nats-server
+  # MPRIS on D-Bus: GDBus comes with libglib2.0-dev (gio-2.0) above; the tests start a private bus
+  # (dbus-daemon) and drive the node with the real clients, playerctl and GLib's gdbus (libglib2.0-bin)
+  dbus-daemon playerctl libglib2.0-bin
   # The browser dashboard: MQTT.js (node-mqtt) and the browser ports of the Node.js modules it uses, bundled
   # for the browser by esbuild (deploy/build-dashboard.sh)
   node-mqtt node-buffer node-process node-url esbuild
