@@ -60,7 +60,8 @@ public enum ShuffleMode: String, Sendable, CaseIterable, Codable {
     case collections
 }
 
-/// The queue as published on `P/queue`: identifiers in play order and where playback stands.
+/// The queue as published on `P/queue` (identifiers in play order and where playback stands), with where
+/// it came from in the content tree.
 public struct QueueSummary: Sendable, Equatable {
     /// Identifiers in play order.
     public var identifiers: [String]
@@ -68,13 +69,17 @@ public struct QueueSummary: Sendable, Equatable {
     public var index: Int?
     public var repeatMode: RepeatMode
     public var shuffleMode: ShuffleMode
+    /// The identifiers from the section down to the container the queue was made from (S31): now playing's
+    /// identifier path is this and the item's own. Not on `P/queue`.
+    public var context: [String]
 
     public init(identifiers: [String] = [], index: Int? = nil, repeatMode: RepeatMode = .off,
-                shuffleMode: ShuffleMode = .off) {
+                shuffleMode: ShuffleMode = .off, context: [String] = []) {
         self.identifiers = identifiers
         self.index = index
         self.repeatMode = repeatMode
         self.shuffleMode = shuffleMode
+        self.context = context
     }
 
     public var count: Int { identifiers.count }

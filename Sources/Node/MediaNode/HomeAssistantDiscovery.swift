@@ -152,9 +152,3 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
         return components
     }
 }
-
-extension TopicLayout {
-    /// `P/nowplaying/artwork`: the playing item's picture itself, empty when it has none, so a reader
-    /// that cannot follow now playing's `artwork.topic` (Home Assistant's image) still shows it.
-    public var nowPlayingArtwork: String { "\(prefix)/nowplaying/artwork" }
-}

@@ -5,16 +5,17 @@ import Logging
 import MediaJSON
 import NowPlaying
 import Playback
+import ServiceLifecycle
 
 /// Publishes `P/nowplaying` the way MPNowPlayingInfoCenter works: every snapshot is offered and only a
-/// change goes out.
+/// change goes out. A playback observer; its service looks for artwork.
 ///
 /// `update` marks now playing at once, for it is on the way to a command's reply (a playItem's success
 /// must not come before now playing names the item). A picture already scaled for another item of the same
 /// catalog key (another track of the album) is in that first message; any other artwork, the catalog's
 /// cached pictures included (reading and scaling one takes a while), is found in `run()`, and now playing
 /// goes out again when it arrives.
-actor NowPlayingPublisher {
+actor NowPlayingPublisher: Service, PlaybackObserver {
     /// Readers extrapolate the position; republish once it would be off by more than 40 ms (the contract's
     /// readers expect it within 50 ms).
     private var center = NowPlayingCenter(positionTolerance: 0.04)
@@ -46,13 +47,20 @@ actor NowPlayingPublisher {
         (lookups, lookupRequests) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
-    /// Looks for the artwork `update` asks for, several items at once, until cancelled.
-    nonisolated func run() async {
-        await withDiscardingTaskGroup { group in
-            for await (item, tags) in lookups {
-                group.addTask { await self.resolveArtwork(for: item, tags: tags) }
+    /// Looks for the artwork `update` asks for, several items at once, until the node stops.
+    nonisolated func run() async throws {
+        await cancelWhenGracefulShutdown { [lookups] in
+            await withDiscardingTaskGroup { group in
+                for await (item, tags) in lookups {
+                    group.addTask { await self.resolveArtwork(for: item, tags: tags) }
+                }
             }
         }
+    }
+
+    /// Marks now playing for each snapshot, with the item's identifier path in the content tree (S31).
+    func playbackChanged(_ snapshot: PlaybackSnapshot, itemChanged: Bool) async {
+        update(snapshot, nowPlayingIdentifiers: snapshot.item.map { snapshot.queue.context + [$0.identifier] })
     }
 
     /// Offers a new controller snapshot; publishes it if it changed anything a reader cannot extrapolate.

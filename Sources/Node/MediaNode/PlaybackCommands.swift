@@ -1,5 +1,4 @@
 import ContentTree
-import MediaJSON
 import Playback
 import RemoteCommands
 
@@ -115,59 +114,4 @@ struct PlaybackCommands: Sendable {
         }
     }
 
-}
-
-extension RemoteCommandCenter {
-    /// Reflects the current item's marks as `isActive` of like, dislike and bookmark. A mark's reply
-    /// comes after `P/commands` shows it: whoever calls this marks `P/commands` dirty before replying.
-    func showFeedback(_ marks: ItemFeedback) {
-        setParameter("isActive", .bool(marks.liked), for: RemoteCommand.like)
-        setParameter("isActive", .bool(marks.disliked), for: RemoteCommand.dislike)
-        setParameter("isActive", .bool(marks.bookmarked), for: RemoteCommand.bookmark)
-    }
-}
-
-extension CommandResult {
-    /// The reply to a command whose outcome is the controller's.
-    static func result(_ outcome: PlaybackOutcome, data: JSONValue? = nil) -> CommandResult {
-        switch outcome {
-        case .success: CommandResult(.success, data: data)
-        case let .failed(failure): CommandResult(Self.status(of: failure), message: failure.message)
-        }
-    }
-
-    static func languageResult(_ outcome: PlaybackOutcome, tag: String) -> CommandResult {
-        if case .failed(.invalid) = outcome { return .failed("no such language option: \(tag)") }
-        return result(outcome)
-    }
-
-    /// The status table of topics.md "Replies" (S4, S5 in docs/requirements.md).
-    static func status(of failure: PlaybackFailure) -> CommandStatus {
-        switch failure {
-        case .nothingLoaded: .noActionableNowPlayingItem
-        case .alreadyPlaying, .alreadyPaused, .invalid, .unplayable: .commandFailed
-        case .noSuchContent: .noSuchContent
-        case .deviceLost: .deviceNotFound
-        }
-    }
-}
-
-extension RepeatMode {
-    init(_ type: RepeatType) {
-        switch type {
-        case .off: self = .off
-        case .one: self = .one
-        case .all: self = .all
-        }
-    }
-}
-
-extension ShuffleMode {
-    init(_ type: ShuffleType) {
-        switch type {
-        case .off: self = .off
-        case .items: self = .items
-        case .collections: self = .collections
-        }
-    }
 }
