@@ -21,8 +21,7 @@ struct PlaybackSoundServerTests {
         let resumed = await rig.controller.snapshot
         #expect(resumed.state == .playing)
         #expect(abs(resumed.elapsed(at: rig.clock.now()) - heldAt) < 1e-6, "from the same place")
-        let changes = rig.recorder.events.compactMap { if case let .output(change) = $0 { change } else { nil } }
-        #expect(changes == [.focusLost, .focusRegained])
+        #expect(await rig.outputChanges(2) == [.focusLost, .focusRegained])
     }
 
     @Test("the listener's pause, stop or new choice during the hold stands after the uncork")
@@ -90,8 +89,7 @@ struct PlaybackSoundServerTests {
         let resumed = await rig.controller.snapshot
         #expect(resumed.state == .playing)
         #expect(abs(resumed.elapsed(at: rig.clock.now()) - 42) < 1e-6)
-        let changes = rig.recorder.events.compactMap { if case let .output(change) = $0 { change } else { nil } }
-        #expect(changes == [.lost("the sound server at unix:/run/car/pulse/native does not answer"), .restored])
+        #expect(await rig.outputChanges(2) == [.lost("the sound server at unix:/run/car/pulse/native does not answer"), .restored])
     }
 
     @Test("a pause while the output is lost stands after its return; a call's hold ends with the server's return")
@@ -112,5 +110,17 @@ struct PlaybackSoundServerTests {
         called.engine.returnSoundServer()
         await called.settle()
         #expect(await called.controller.snapshot.state == .playing, "a restarted server has no call to wait for")
+    }
+}
+
+extension PlaybackRig {
+    /// The output's changes among the events, once `count` have arrived (the events stream is read by a task).
+    func outputChanges(_ count: Int) async -> [OutputChange] {
+        let recorder = recorder
+        @Sendable func changes() -> [OutputChange] {
+            recorder.events.compactMap { if case let .output(change) = $0 { change } else { nil } }
+        }
+        await eventually { changes().count >= count }
+        return changes()
     }
 }
