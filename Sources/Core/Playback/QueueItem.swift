@@ -19,13 +19,16 @@ public struct QueueItem: Sendable, Hashable, Identifiable {
     public var startPosition: Double?
     /// Anything else a front end wants carried along with the item.
     public var userInfo: [String: String]
+    /// The item's chapters in order of start; empty when it has none.
+    public var chapters: [Chapter]
 
     public var id: String { identifier }
 
     public init(
         identifier: String, uri: String, title: String? = nil, artist: String? = nil,
         albumTitle: String? = nil, duration: Double? = nil, isLiveStream: Bool = false,
-        containerIdentifier: String? = nil, startPosition: Double? = nil, userInfo: [String: String] = [:]
+        containerIdentifier: String? = nil, startPosition: Double? = nil, userInfo: [String: String] = [:],
+        chapters: [Chapter] = []
     ) {
         self.identifier = identifier
         self.uri = uri
@@ -37,6 +40,7 @@ public struct QueueItem: Sendable, Hashable, Identifiable {
         self.containerIdentifier = containerIdentifier
         self.startPosition = startPosition
         self.userInfo = userInfo
+        self.chapters = chapters
     }
 }
 

@@ -112,6 +112,7 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
             ("title", nowPlayingSensor("Title", "title", icon: "mdi:music-note")),
             ("artist", nowPlayingSensor("Artist", "artist", icon: "mdi:account-music")),
             ("album", nowPlayingSensor("Album", "albumTitle", icon: "mdi:album")),
+            ("chapter", nowPlayingSensor("Chapter", "chapterTitle", icon: "mdi:book-open-page-variant")),
             ("artwork", [
                 "p": "image", "name": "Artwork", "image_topic": .string(topics.nowPlayingArtwork),
                 "content_type": "image/jpeg",

@@ -35,6 +35,10 @@ actor NowPlayingPublisher: Service, PlaybackObserver {
     private let retained: RetainedPublisher
     private let topics: TopicLayout
     private let logger: Logger
+    /// Fires when the audio crosses into the next chapter, so now playing names it then (a change, not a
+    /// tick): armed from the position and rate of each snapshot, replaced by the next.
+    private var chapterTimer: Task<Void, Never>?
+    private let clock: any PlaybackClock = SystemPlaybackClock()
     /// Items whose artwork `run()` is to look for.
     private let lookups: AsyncStream<(QueueItem, StreamTags)>
     private let lookupRequests: AsyncStream<(QueueItem, StreamTags)>.Continuation
@@ -90,18 +94,39 @@ actor NowPlayingPublisher: Service, PlaybackObserver {
         lookupRequests.yield((item, snapshot.tags))
     }
 
-    private func publishCurrent() {
-        guard let snapshot else { return }
+    /// - Parameter reanchored: the position given as of now (extrapolated from the snapshot, as any reader
+    ///   would), so the message at a chapter boundary shows the place the new chapter starts at.
+    private func publishCurrent(reanchored: Bool = false) {
+        guard var snapshot else { return }
         let identifier = snapshot.item?.identifier
+        let now = clock.now()
+        if reanchored { (snapshot.elapsed, snapshot.timestamp) = (snapshot.elapsed(at: now), now) }
         let document = center.offer(
             snapshot: snapshot, artwork: identifier.flatMap { artwork[$0]?.0 },
-            nowPlayingIdentifiers: identifier.flatMap { identifierPaths[$0] })
+            nowPlayingIdentifiers: identifier.flatMap { identifierPaths[$0] }, at: now)
         if let document { retained.publish(topics.nowPlaying, document.jsonBytes) }
+        armChapterTimer(snapshot, now: now)
         // The picture itself on a fixed topic, for readers that cannot follow `artwork.topic`; the bytes
         // are those already published on that topic, so nothing is copied or compared twice.
         let picture = identifier.flatMap { artwork[$0] }.flatMap { retained.current($0.0.topic) } ?? []
         retained.publish(topics.nowPlayingArtwork, picture)
     }
+
+    /// Sleeps until just past the next chapter's start, then publishes (the chapter now differs from what
+    /// readers have); nothing while the position stands still or no chapter is ahead.
+    private func armChapterTimer(_ snapshot: PlaybackSnapshot, now: Double) {
+        chapterTimer?.cancel()
+        chapterTimer = nil
+        guard let wait = snapshot.secondsToNextChapter(at: now) else { return }
+        chapterTimer = Task { [weak self, clock] in
+            // 20 ms past the boundary: the position read then is inside the new chapter.
+            do { try await clock.sleep(for: wait + 0.02) } catch { return }
+            await self?.chapterBoundaryReached()
+        }
+    }
+
+    /// Publishes what the chapter now is, and arms the timer for the next one (replacing any timer armed since).
+    private func chapterBoundaryReached() { publishCurrent(reanchored: true) }
 
     private func resolveArtwork(for item: QueueItem, tags: StreamTags) async {
         let found = await findArtwork(for: item, tags: tags)

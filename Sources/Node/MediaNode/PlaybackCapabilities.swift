@@ -3,7 +3,7 @@ import Playback
 import RemoteCommands
 
 /// What `P/commands` shows of playback: the rate (and so which rates are allowed, S17), the repeat and
-/// shuffle modes, whether an item (a live one) is loaded, and the current item's marks.
+/// shuffle modes, whether an item (a live one, one with chapters) is loaded, and the current item's marks.
 struct PlaybackCapabilities: PlaybackObserver {
     let commandCenter: RemoteCommandCenter
     let feedback: FeedbackBook
@@ -16,6 +16,7 @@ struct PlaybackCapabilities: PlaybackObserver {
         commandCenter.setParameter(
             "currentShuffleType", .string(snapshot.queue.shuffleMode.rawValue), for: RemoteCommand.changeShuffleMode)
         commandCenter.setNowPlaying(isItemLoaded: snapshot.item != nil, isLiveStream: snapshot.isLiveStream)
+        commandCenter.setCurrentItemHasChapters(snapshot.item?.chapters.isEmpty == false)
         if itemChanged {
             // A read of the catalog file, which its writes do not hold up (WAL).
             var marks = ItemFeedback()

@@ -35,6 +35,7 @@ struct PlaybackCommands: Sendable {
         center.addHandler(for: .changePlaybackPosition) { request in
             CommandResult.result(await playback.seek(to: request.positionTime, identifier: request.identifier))
         }
+        center.addHandler(for: .skipToChapter) { number in await skipToChapter(number) }
         center.addHandler(for: .changePlaybackRate) { request in
             switch request {
             case let .rate(rate):
@@ -82,6 +83,24 @@ struct PlaybackCommands: Sendable {
             }
         }
         handleFeedbackCommands()
+    }
+
+    /// Plays the current item from a chapter's start (version 1.3): a seek the controller makes as any other,
+    /// refused for an item without chapters or a chapter it does not have.
+    func skipToChapter(_ number: Int) async -> CommandResult {
+        guard let item = await playback.snapshot.item else {
+            return CommandResult(.noActionableNowPlayingItem, message: "nothing is loaded")
+        }
+        guard !item.chapters.isEmpty else { return .failed("'\(item.identifier)' has no chapters") }
+        guard number < item.chapters.count else {
+            return .failed("'chapterNumber' must be from 0 to \(item.chapters.count - 1) for '\(item.identifier)', got \(number)")
+        }
+        // Named, so a seek that finds another item current (the queue moved meanwhile) is refused, not misapplied.
+        let outcome = await playback.seek(to: item.chapters[number].startTime, identifier: item.identifier)
+        guard outcome.isSuccess else { return CommandResult.result(outcome) }
+        // It plays from there: a paused item starts (an interruption, a phone call, is left to end by itself).
+        guard await playback.snapshot.state == .paused else { return .success }
+        return CommandResult.result(await playback.play())
     }
 
     private func handleFeedbackCommands() {
