@@ -92,6 +92,26 @@ struct PlaybackSoundServerTests {
         #expect(await rig.outputChanges(2) == [.lost("the sound server at unix:/run/car/pulse/native does not answer"), .restored])
     }
 
+    @Test("an item a command waits to hear, lost before its first sound: the command is answered deviceNotFound, and the output's return does not start it; play does")
+    func lostBeforeTheFirstSound() async {
+        let rig = PlaybackRig()
+        rig.engine.holdStarts(true)
+        let outcomes = StartOutcomes()
+        #expect(await rig.controller.setQueue(PlaybackRig.tracks(2), play: true, onStart: outcomes.callback) == .success)
+        await rig.settle()
+        rig.engine.loseSoundServer()
+        await rig.settle()
+        await rig.eventually { outcomes.all.count == 1 }
+        #expect(outcomes.all == [.failed(.deviceLost("the sound server at unix:/run/car/pulse/native does not answer"))])
+        #expect(await rig.controller.snapshot.state == .paused)
+        rig.engine.returnSoundServer()
+        await rig.settle()
+        #expect(await rig.controller.snapshot.state == .paused, "the refusal stands")
+        rig.engine.holdStarts(false)
+        #expect(await rig.controller.play() == .success)
+        #expect(await rig.controller.snapshot.state == .playing)
+    }
+
     @Test("a pause while the output is lost stands after its return; a call's hold ends with the server's return")
     func pauseWhileLost() async {
         let rig = await PlaybackRig.loaded()

@@ -171,6 +171,9 @@ final class ItemLoader {
         if isStarted { waiter(.success) } else { startWaiters.append(waiter) }
     }
 
+    /// Whether a command still waits to hear that the current load started.
+    var isAwaitedByCommand: Bool { !isStarted && !startWaiters.isEmpty }
+
     /// Answers everyone waiting for the current load to start.
     func resolveStartWaiters(_ outcome: PlaybackOutcome) {
         let waiters = startWaiters

@@ -80,7 +80,7 @@ extension PlaybackTransport {
     }
 
     /// The output is gone: playing music is held as `interrupted` where it was heard, and plays on from
-    /// there once the output is back.
+    /// there once the output is back; an item not yet heard that a command waits on is refused instead.
     ///
     /// An output that is gone has no position to read: where the listener last heard the music is the
     /// anchored estimate (anchored when the audio was heard), and the engine is told to hold the item there.
@@ -94,9 +94,12 @@ extension PlaybackTransport {
         let heard = playhead.computedPosition()
         if !item.isLiveStream { try? await engine.seek(to: heard) }
         let wasDucked = interruption?.ducked == true
-        state = .interrupted
+        // A command still waiting for the item's first sound is answered deviceNotFound: that answer stands,
+        // so the item waits paused for the listener's play rather than starting by itself on the return.
+        let refused = loads.isAwaitedByCommand
+        state = refused ? .paused : .interrupted
         playhead.anchor(at: heard)
-        interruption = Interruption(wasPlaying: true, ducked: false, cause: .outputLost)
+        interruption = refused ? nil : Interruption(wasPlaying: true, ducked: false, cause: .outputLost)
         if wasDucked { await level.setDucked(false, for: .interruption) }
         if !loads.isStarted { loads.resolveStartWaiters(.failed(.deviceLost(message))) }
         publish()
