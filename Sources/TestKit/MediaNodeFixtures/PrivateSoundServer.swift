@@ -181,10 +181,18 @@ public final class PrivateSoundServer: @unchecked Sendable {
         }
     }
 
-    /// Records the speakers from now on.
-    public func record() throws -> MonitorRecording {
-        try MonitorRecording(monitor: "\(Self.sinkName).monitor", environment: environment,
+    /// Records the speakers (or the sink named `sink`) from now on.
+    public func record(sink: String = PrivateSoundServer.sinkName) throws -> MonitorRecording {
+        try MonitorRecording(monitor: "\(sink).monitor", environment: environment,
                              file: directory.appendingPathComponent("monitor-\(UUID().uuidString.prefix(8)).raw"))
+    }
+
+    /// Adds a null sink named `name` beside the speakers (another zone of the car), as the speakers are made.
+    public func addSink(_ name: String) async throws {
+        let arguments = ["load-module", "module-null-sink", "sink_name=\(name)", "sink_properties=device.description=\(name)"]
+        let (status, output) = try await ToolRun.capture("pactl", arguments + (kind == .pulseAudio ? ["norewinds=1"] : []),
+                                                         environment: environment)
+        guard status == 0 else { throw AudioFixtureError.toolFailed(command: "pactl load-module", status: status, output: output) }
     }
 
     // MARK: - Helpers
@@ -233,6 +241,8 @@ extension PrivateSoundServer {
         public var properties: [String: String]
         public var isCorked: Bool
         public var isMuted: Bool
+        /// The name of the sink it plays to.
+        public var sink: String?
         public var role: String? { properties["media.role"] }
         public var description: String { "\(properties["media.name"] ?? "?") (\(role ?? "no role"))" }
     }
@@ -240,12 +250,18 @@ extension PrivateSoundServer {
     /// The playback streams now, with their properties.
     public func sinkInputs() async throws -> [SinkInput] {
         let output = try await pactl("list", "sink-inputs")
+        // `Sink: N` names a sink by its index: `pactl list short sinks` reads `N<TAB>name<TAB>...`.
+        let sinks = Dictionary(try await pactl("list", "short", "sinks").split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t")
+            return fields.count > 1 ? (String(fields[0]), String(fields[1])) : nil
+        }) { first, _ in first }
         var inputs: [SinkInput] = []
         for block in output.components(separatedBy: "Sink Input #").dropFirst() {
             var input = SinkInput(properties: [:], isCorked: false, isMuted: false)
             for line in block.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
                 if line.hasPrefix("Corked:") { input.isCorked = line.hasSuffix("yes") }
                 if line.hasPrefix("Mute:") { input.isMuted = line.hasSuffix("yes") }
+                if line.hasPrefix("Sink:") { input.sink = sinks[line.dropFirst(5).trimmingCharacters(in: .whitespaces)] }
                 // Properties read `name = "value"`.
                 guard let equals = line.range(of: " = \""), line.hasSuffix("\"") else { continue }
                 let name = String(line[..<equals.lowerBound])
