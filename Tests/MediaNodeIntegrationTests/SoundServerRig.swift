@@ -110,16 +110,3 @@ struct SoundServerRig {
         return elapsed + (time - timestamp) * (nowPlaying["playbackRate"]?.numberValue ?? 0)
     }
 }
-
-extension PrivateSoundServer {
-    /// A phone call's audio: a 350 Hz tone (no tone step), `seconds` long, as a WAV file paplay reads.
-    static func phoneCall(seconds: Double, in directory: URL) async throws -> URL {
-        let url = directory.appendingPathComponent("call.wav")
-        let buffers = Int(seconds * 44_100 / 1024)
-        let (status, output) = try await ToolRun.capture("gst-launch-1.0", [
-            "-q", "audiotestsrc", "freq=350", "volume=0.4", "num-buffers=\(buffers)", "!",
-            "audio/x-raw,rate=44100,channels=2", "!", "wavenc", "!", "filesink", "location=\(url.path)"])
-        guard status == 0 else { throw WaitTimeout("a phone call's audio: \(output)") }
-        return url
-    }
-}

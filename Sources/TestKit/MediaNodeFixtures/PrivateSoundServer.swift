@@ -27,8 +27,12 @@ public final class PrivateSoundServer: @unchecked Sendable {
     private let lock = NSLock()
     private var daemons: [Process] = []
 
-    public init(_ kind: Kind = .pulseAudio, startNow: Bool = true) async throws {
+    /// Null sinks beside the speakers, there from every start (other zones; a benchmark's floor).
+    public let extraSinks: [String]
+
+    public init(_ kind: Kind = .pulseAudio, startNow: Bool = true, extraSinks: [String] = []) async throws {
         self.kind = kind
+        self.extraSinks = extraSinks
         directory = try AudioFixtures.makeTemporaryDirectory("sound-server")
         for folder in [runtimeDirectory, runtimeDirectory.appendingPathComponent("pulse"), home] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -90,6 +94,7 @@ public final class PrivateSoundServer: @unchecked Sendable {
         """
         load-module module-native-protocol-unix auth-anonymous=1 socket=\(socketPath)
         load-module module-null-sink sink_name=\(Self.sinkName) sink_properties=device.description=Car norewinds=1
+        \(extraSinks.map { "load-module module-null-sink sink_name=\($0) sink_properties=device.description=\($0) norewinds=1\n" }.joined())
         load-module module-role-cork trigger_roles=phone cork_roles=music
         .include \(Self.examples.appendingPathComponent("pulseaudio/medianode-roles.pa").path)
         set-default-sink \(Self.sinkName)
@@ -119,6 +124,7 @@ public final class PrivateSoundServer: @unchecked Sendable {
             // pipewire-pulse makes the null sink and the policy's module as PulseAudio does.
             _ = try await pactl("load-module", "module-null-sink", "sink_name=\(Self.sinkName)",
                                 "sink_properties=device.description=Car")
+            for sink in extraSinks { try await addSink(sink) }
             // WirePlumber keeps the default sink, and takes a moment after pipewire-pulse answers to be asked.
             try await waitFor("WirePlumber to take the default sink") {
                 (try? await self.pactl("set-default-sink", Self.sinkName)) != nil
@@ -171,11 +177,12 @@ public final class PrivateSoundServer: @unchecked Sendable {
 
     /// Plays `file` as a stream of its own in `role` (paplay), e.g. a phone call (`phone`); the task ends when
     /// the stream has played, with that moment. (Run through swift-subprocess, which sees its exit at once.)
-    public func play(_ file: URL, role: String) -> Task<Date, any Error> {
+    /// (PulseAudio's role policies act within one sink: `sink` is where the stream plays.)
+    public func play(_ file: URL, role: String, sink: String = PrivateSoundServer.sinkName) -> Task<Date, any Error> {
         let environment = environment
         return Task {
             let (status, output) = try await ToolRun.capture(
-                "paplay", ["--property=media.role=\(role)", "--device=\(Self.sinkName)", file.path], environment: environment)
+                "paplay", ["--property=media.role=\(role)", "--device=\(sink)", file.path], environment: environment)
             guard status == 0 else { throw AudioFixtureError.toolFailed(command: "paplay", status: status, output: output) }
             return Date()
         }
@@ -271,5 +278,18 @@ extension PrivateSoundServer {
             inputs.append(input)
         }
         return inputs
+    }
+}
+
+extension PrivateSoundServer {
+    /// A phone call's audio: a 350 Hz tone (no tone step), `seconds` long, as a WAV file paplay reads.
+    public static func phoneCall(seconds: Double, in directory: URL) async throws -> URL {
+        let url = directory.appendingPathComponent("call.wav")
+        let buffers = Int(seconds * 44_100 / 1024)
+        let (status, output) = try await ToolRun.capture("gst-launch-1.0", [
+            "-q", "audiotestsrc", "freq=350", "volume=0.4", "num-buffers=\(buffers)", "!",
+            "audio/x-raw,rate=44100,channels=2", "!", "wavenc", "!", "filesink", "location=\(url.path)"])
+        guard status == 0 else { throw AudioFixtureError.toolFailed(command: "gst-launch-1.0 (a phone call's audio)", status: status, output: output) }
+        return url
     }
 }
