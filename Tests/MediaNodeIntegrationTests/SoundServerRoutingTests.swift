@@ -84,6 +84,15 @@ extension SoundServerTests {
             recording.stop()
         }
 
+        @Test("an --announcement-role a policy could not match (not a plain word) is refused at start, naming the flag")
+        func announcementRoleRefused() async throws {
+            for role in ["a b", "", "event;x"] {
+                let (status, output) = try await ToolRun.capture(NodeProcess.binaryPath, [
+                    "run", "--node-id", "car1", "--broker", "mqtt://127.0.0.1:1", "--announcement-role", role])
+                #expect(status != 0 && output.contains("--announcement-role must be a word"), "'\(role)': \(output)")
+            }
+        }
+
         @Test("auto (the default) plays through the sound server when one answers, as role music")
         func automaticUsesTheServer() async throws {
             let server = try await PrivateSoundServer()
