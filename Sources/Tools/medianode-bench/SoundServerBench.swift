@@ -92,8 +92,9 @@ struct SoundServerBench: AsyncParsableCommand {
             let before = recordings
             try await server.start()
             let returned = now()
-            floor.reopen(at: position)
+            // Recorded from its return (parec ended with the server), the floor reopened at once beside it.
             recordings = try Recordings(server)
+            await onDedicatedThread { floor.reopen(at: position) }
             try await Task.sleep(for: .seconds(3))
             figures.lost.node.append(.seconds(nodeLost - killed))
             figures.lost.floor.append(.seconds(floorLost - killed))
