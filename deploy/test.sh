@@ -19,6 +19,6 @@ SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${MEDIANODE_TEST_WIDTH:-8}" swif
 # before the seek reaches playbin, a race the engine does not yet close), so they need the machine to
 # themselves to judge the engine and not the load.
 swift test --skip-build --no-parallel --filter EndOfTrackSeekTests
-# Then alone too, about a minute and a half: the car's sound server (a private PulseAudio and PipeWire, recorded) times what
+# Then alone too, about two minutes: the car's sound server (a private PulseAudio and PipeWire, recorded) times what
 # is heard against the node's replies, and the node's real-time audio must not wait for the tests beside it.
 swift test --skip-build --no-parallel --filter SoundServerTests

@@ -78,8 +78,8 @@ struct SoundServerBench: AsyncParsableCommand {
             figures.held.node.append(.seconds(nodeHeld - began))
             figures.held.floor.append(.seconds(floorHeld - began))
             for (side, recording) in [(0, recordings.node), (1, recordings.floor)] {
-                let heard = try Heard(stoppedIn: recording, before: ended[side], resumedIn: recording, after: began, since: ended[side])
-                figures.add(heard, to: side, restart: false)
+                figures.add(Heard(side, stoppedIn: recording, before: ended[side], resumedIn: recording, after: began, since: ended[side]),
+                            to: side, restart: false)
             }
         }
         for _ in 0..<rounds {
@@ -99,8 +99,8 @@ struct SoundServerBench: AsyncParsableCommand {
             figures.lost.node.append(.seconds(nodeLost - killed))
             figures.lost.floor.append(.seconds(floorLost - killed))
             for (side, old, new) in [(0, before.node, recordings.node), (1, before.floor, recordings.floor)] {
-                let heard = try Heard(stoppedIn: old, before: nil, resumedIn: new, after: returned - 1, since: returned)
-                figures.add(heard, to: side, restart: true)
+                figures.add(Heard(side, stoppedIn: old, before: nil, resumedIn: new, after: returned - 1, since: returned),
+                            to: side, restart: true)
             }
             before.stop()
         }
@@ -146,17 +146,21 @@ private struct Heard {
 
     /// `end` and `start` are wall times: the music stopped in `old` before `end` (nil: its end), went on in
     /// `new` after `start`.
-    init(stoppedIn old: MonitorRecording, before end: Double?, resumedIn new: MonitorRecording, after start: Double,
-         since moment: Double) throws {
-        let oldRuns = try old.wav().toneStepRuns()
+    /// Nil, with a warning naming the side and the runs heard, when the tone steps do not say it (a dropout
+    /// of the sink on a loaded machine, where the music stopped or went on, hides the step boundary).
+    init?(_ side: Int, stoppedIn old: MonitorRecording, before end: Double?, resumedIn new: MonitorRecording,
+          after start: Double, since moment: Double) {
+        let name = side == 0 ? "medianode" : "floor"
+        guard let oldRuns = try? old.wav().toneStepRuns(), let newRuns = try? new.wav().toneStepRuns() else { return nil }
         let stopBefore = end.flatMap(old.second(atWallTime:)) ?? old.seconds
         guard let stopped = oldRuns.positionWhereMusicStopped(before: stopBefore) else {
-            throw BenchError("where the music stopped is not heard: \(oldRuns.suffix(6))")
+            print("warning: \(name): where the music stopped is not heard: \(oldRuns.suffix(6))")
+            return nil
         }
-        let newRuns = try new.wav().toneStepRuns()
         let after = (new.second(atWallTime: start) ?? 0) + 0.1
         guard let resumed = newRuns.positionWhereMusicResumed(after: after), let heardAt = new.wallTime(at: resumed.at) else {
-            throw BenchError("where the music went on is not heard: \(newRuns.suffix(6))")
+            print("warning: \(name): where the music went on is not heard: \(newRuns.filter { $0.end > after }.prefix(6))")
+            return nil
         }
         skipped = resumed.position - stopped
         back = heardAt - moment
@@ -171,7 +175,14 @@ private struct SoundServerFigures {
     var restartBack = (node: LatencySamples(), floor: LatencySamples())
     var restartSkipped = (node: [Double](), floor: [Double]())
 
-    mutating func add(_ heard: Heard, to side: Int, restart: Bool) {
+    /// Rounds whose tone steps did not say where the music stopped or went on, by side.
+    var unread = (node: 0, floor: 0)
+
+    mutating func add(_ heard: Heard?, to side: Int, restart: Bool) {
+        guard let heard else {
+            if side == 0 { unread.node += 1 } else { unread.floor += 1 }
+            return
+        }
         switch (side, restart) {
         case (0, false): callBack.node.append(.seconds(heard.back)); callSkipped.node.append(heard.skipped)
         case (_, false): callBack.floor.append(.seconds(heard.back)); callSkipped.floor.append(heard.skipped)
@@ -198,6 +209,7 @@ private struct SoundServerFigures {
                floor: ("floor: reopened at once where it was", restartBack.floor))
         Swift.print("  seconds of music lost (+) or repeated (-) across each restart: medianode \(list(restartSkipped.node)); "
                     + "floor \(list(restartSkipped.floor))")
+        Swift.print("  rounds the tone steps did not read (a sink's dropout at the place): medianode \(unread.node), floor \(unread.floor)")
     }
 }
 
