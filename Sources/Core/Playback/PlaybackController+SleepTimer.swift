@@ -80,9 +80,13 @@ extension PlaybackTransport {
         if let endsAt = timer.endsAt {
             remaining = endsAt - clock.now()
             if remaining <= 0 {
-                // As the listener's pause: an interruption or announcement that held the music no longer resumes it.
+                // Forgotten before the pause, so the paused state goes out without it; the fade is given back
+                // only once the music stands. As the listener's pause: an interruption or announcement that
+                // held the music no longer resumes it.
+                // Not cancelled: this is the countdown's own task, and the pause must not see it cancelled.
+                forgetSleepTimer(cancellingCountdown: false)
                 _ = await pause()
-                await disarmSleepTimer()
+                await level.setFade(1)
                 publish()
                 return nil
             }
@@ -105,6 +109,7 @@ extension PlaybackTransport {
     /// item's start (or stops after the last). `playing` says whether the engine already plays the next item
     /// (a gapless switch, heard silent: the fade is at 0). Caller holds the turn.
     nonisolated(nonsending) func sleepTimerEndsWithItem(nextAlreadyPlaying: Bool) async {
+        forgetSleepTimer()
         if nextAlreadyPlaying {
             _ = await halt(as: .paused)
             _ = await playhead.seek(to: 0)
@@ -113,16 +118,21 @@ extension PlaybackTransport {
         } else {
             await stopAtEnd()
         }
-        await disarmSleepTimer()
+        await level.setFade(1)
         publish()
     }
 
     /// Forgets the sleep timer and gives back what its fade took. Caller holds the turn.
     nonisolated(nonsending) func disarmSleepTimer() async {
         guard playhead.sleepTimer != nil else { return }
-        playhead.sleepTimerTask?.cancel()
+        forgetSleepTimer()
+        await level.setFade(1)
+    }
+
+    /// Forgets the sleep timer, its fade left as it is (the caller gives it back). Caller holds the turn.
+    func forgetSleepTimer(cancellingCountdown: Bool = true) {
+        if cancellingCountdown { playhead.sleepTimerTask?.cancel() }
         playhead.sleepTimerTask = nil
         playhead.sleepTimer = nil
-        await level.setFade(1)
     }
 }
