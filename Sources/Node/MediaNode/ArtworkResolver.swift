@@ -83,13 +83,11 @@ struct ArtworkResolver: Sendable {
             list.append((.catalog, "the catalog cache", { try? await artworkStore.artwork(key: key).map { [UInt8]($0.data) } }))
         }
         if !item.uri.contains("://") || item.uri.hasPrefix("file://") {
-            let path = item.uri.hasPrefix("file://") ? (URL(string: item.uri)?.path ?? item.uri) : item.uri
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            list.append((.folder, "the folder \(directory.path)", {
+            let path = LocalPath.path(fromFileURI: item.uri) ?? item.uri
+            let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+            list.append((.folder, "the folder \(LocalPath.displayName(directory))", {
                 for name in ["cover.jpg", "folder.jpg", "cover.png", "folder.png", "Cover.jpg", "Folder.jpg"] {
-                    if let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) {
-                        return [UInt8](data)
-                    }
+                    if let data = LocalPath.contents(of: directory + "/" + name) { return [UInt8](data) }
                 }
                 return nil
             }))

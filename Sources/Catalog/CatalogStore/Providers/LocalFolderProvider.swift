@@ -103,7 +103,7 @@ public struct LocalFolderProvider: CatalogProvider {
             let read = TagLibReader.readWithArtwork(path: path)
             var tags = read?.tags ?? fallback?.read(path: path) ?? AudioTags()
             if tags.title == nil {
-                tags.title = LibraryTreeBuilder.dropExtension(LibraryTreeBuilder.split(path).name)
+                tags.title = LocalPath.displayName(LibraryTreeBuilder.dropExtension(LibraryTreeBuilder.split(path).name))
             }
             let artwork = read?.artwork
             let record = LocalFileRecord(
@@ -111,7 +111,7 @@ public struct LocalFolderProvider: CatalogProvider {
             return (record, artwork)
         }
         // A cover file that is not a JPEG or PNG is no cover: the tree must not name a picture it cannot show.
-        guard let data = FileManager.default.contents(atPath: path), let blob = ArtworkBlob.publishable(data) else { return nil }
+        guard let data = LocalPath.contents(of: path), let blob = ArtworkBlob.publishable(data) else { return nil }
         let record = LocalFileRecord(
             path: path, size: candidate.size, modified: candidate.modified, artworkKey: blob.key)
         return (record, blob)
