@@ -20,6 +20,10 @@ struct QueueItemMaker: Sendable {
         }
         var info = Self.nowPlayingUserInfo(item)
         if let key = item.artworkKey { info[Self.artworkKeyInfo] = key }
+        if item.artworkKey != nil, let format = item.artworkFormat {
+            info[Self.artworkMimeTypeInfo] = format.mimeType
+            info[Self.artworkSizeInfo] = "\(format.width)x\(format.height)"
+        }
         return QueueItem(
             identifier: item.identifier, uri: playableURI(of: item), title: item.title, artist: item.artist,
             albumTitle: item.albumTitle, duration: item.duration, isLiveStream: isLive,
@@ -29,6 +33,10 @@ struct QueueItemMaker: Sendable {
     /// The `userInfo` key of the catalog's key for the item's cached picture: now playing shows a picture it
     /// has already scaled for that key in the item's first message, without reading the catalog.
     static let artworkKeyInfo = "artworkKey"
+    /// The type and the size (`WxH`) of that picture as the catalog keeps it: enough for now playing to name
+    /// it in the item's first message, before any byte of it is read.
+    static let artworkMimeTypeInfo = "artworkMimeType"
+    static let artworkSizeInfo = "artworkSize"
 
     /// The items named that the catalog still holds playable, each as played from its container, by
     /// identifier; one catalog read for all of them.

@@ -84,7 +84,12 @@ public final class CatalogDatabase: Sendable {
                 throw CatalogDatabaseError.integrityCheckFailed(result.prefix(5).joined(separator: "; "))
             }
         }
+        let isNew = try pool.read { try !CatalogSchema.migrator.hasCompletedMigrations($0) }
         try CatalogSchema.migrator.migrate(pool)
+        // The migrations of a new or upgraded file fill the write-ahead log (about 400 KB for a new one);
+        // moved into the file now, they leave the log's room to the first scan, which matters under a
+        // file-size limit (each file counts alone).
+        if isNew { _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) } }
         return pool
     }
 
