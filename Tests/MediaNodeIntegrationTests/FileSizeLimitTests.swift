@@ -59,7 +59,7 @@ struct FileSizeLimitTests {
     func limitNamed() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("fsize-large")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let library = try await Self.library(in: directory, albums: [("Noise A", "snow"), ("Noise B", "snow")])
+        let library = try await Self.library(in: directory, albums: [("Noise A", "snow"), ("Noise B", "snow"), ("Noise C", "snow"), ("Noise D", "snow")])
         let broker = try await MosquittoBroker()
         let watcher = try TestMQTTClient(brokerURL: broker.url)
         try await watcher.connect()
