@@ -7,8 +7,8 @@ import Testing
 /// fails with EFBIG (the node ignores SIGXFSZ), which SQLite calls a disk I/O error.
 @Suite("The catalog under a file-size limit")
 struct FileSizeLimitTests {
-    /// A library of one album whose cover is `coverPattern`'s picture (videotestsrc's "snow" is noise, which no
-    /// JPEG compresses: a cover of about 256 KiB).
+    /// A library of albums whose covers are each `pattern`'s picture (videotestsrc's "snow" is noise, which no
+    /// JPEG compresses: a cover of about 256 KiB), each a pixel narrower than the last, so no two are the same.
     static func library(in directory: URL, albums: [(name: String, pattern: String)]) async throws -> URL {
         let music = directory.appendingPathComponent("music")
         for (index, album) in albums.enumerated() {
@@ -17,7 +17,7 @@ struct FileSizeLimitTests {
                 _ = try await AudioFixtures.writeTone(track, in: folder)
             }
             let (status, output) = try await ToolRun.capture("gst-launch-1.0", [
-                "-q", "videotestsrc", "num-buffers=1", "pattern=\(album.pattern)", "!", "video/x-raw,width=600,height=600", "!",
+                "-q", "videotestsrc", "num-buffers=1", "pattern=\(album.pattern)", "!", "video/x-raw,width=\(600 - index),height=600", "!",
                 "videoconvert", "!", "jpegenc", "quality=95", "!", "filesink", "location=\(folder.appendingPathComponent("cover.jpg").path)",
             ])
             try #require(status == 0, "gst-launch failed: \(output)")
