@@ -24,7 +24,7 @@ node_packages=(
   libtag1-dev
   # Artwork: decode, scale and re-encode cover pictures
   libgdk-pixbuf-2.0-dev
-  # GLib's checksums (artwork keys); GStreamer's headers pull it in too
+  # GLib's checksums (artwork keys) and GDBus (gio-2.0, MPRIS on D-Bus); GStreamer's headers pull it in too
   libglib2.0-dev
   # Catalog and artwork downloads: libcurl's headers, for its write callback's back-pressure and size cap
   libcurl4-openssl-dev
@@ -51,6 +51,9 @@ test_packages=(
   # A clustered MQTT broker for the fleet rig and the failover test: NATS with JetStream keeps retained
   # messages replicated across members (deploy/cluster/)
   nats-server
+  # MPRIS on D-Bus: the tests start a private bus (dbus-daemon) and drive the node with the real clients,
+  # playerctl and GLib's gdbus (libglib2.0-bin)
+  dbus-daemon playerctl libglib2.0-bin
   # The dashboard's tests: headless Chromium driven through chromedriver by Selenium
   chromium chromium-driver python3-selenium
 )

@@ -139,6 +139,7 @@ extension PlaybackController {
         if isRestoredUnloaded {
             anchor(at: seconds)
             publish()
+            if let item = queue.currentItem { emit(.seeked(identifier: item.identifier, position: seconds)) }
             return .success
         }
         do throws(AudioError) {
@@ -151,6 +152,7 @@ extension PlaybackController {
         if state == .playing { seekLanding = currentToken }
         anchor(at: seconds)
         publish()
+        if let item = queue.currentItem { emit(.seeked(identifier: item.identifier, position: seconds)) }
         return .success
     }
 
@@ -187,6 +189,8 @@ extension PlaybackController {
             seekHold = nil
             try? await engine.setRate(rate)
             anchor(at: anchorElapsed)
+            // Whoever follows the position at the listener's rate is that far off now.
+            if let item = queue.currentItem { emit(.seeked(identifier: item.identifier, position: anchorElapsed)) }
         }
     }
 }

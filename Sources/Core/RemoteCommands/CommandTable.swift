@@ -197,13 +197,21 @@ extension RemoteCommand where Arguments == LanguageOptionRequest {
 
 extension RemoteCommand where Arguments == ContentReference {
     public static var playItem: Self {
-        .init("playItem", fields: [.init("identifier", .string), .init("indexPath", .indexPath)]) { fields, _ in
-            // Both fields are checked even when the first is enough: a wrong type is never passed over.
+        .init("playItem", fields: [.init("identifier", .string), .init("indexPath", .indexPath), .init("url", .string)]) { fields, _ in
+            // Every field is checked even when the first is enough: a wrong type is never passed over.
             let identifier = try fields.optionalString("identifier")
             let path = try fields.optionalIndexPath("indexPath")
+            let url = try fields.optionalString("url")
             if let identifier { return .identifier(identifier) }
             if let path { return .indexPath(path) }
-            throw CommandValidationError("playItem needs 'identifier' or 'indexPath'")
+            if let url {
+                let scheme = url.prefix { $0 != ":" }.lowercased()
+                guard ["file", "http", "https"].contains(scheme), url.count > scheme.count + 3, url.count <= 4096 else {
+                    throw CommandValidationError("'url' must be a file://, http:// or https:// URL of at most 4096 characters")
+                }
+                return .url(url)
+            }
+            throw CommandValidationError("playItem needs 'identifier', 'indexPath' or 'url'")
         }
     }
 }

@@ -170,6 +170,8 @@ struct CommandDispatcher: CommandAnswering {
     let logger: Logger
     /// Lines for commands answered with a failure: a hostile client's flood shows as a count, not a flood.
     let refusalLog = LogBudget()
+    /// The requests of the node's other front doors (MPRIS) waiting for their replies.
+    let localReplies = LocalReplies()
 
     func handleHomeAssistantBirth(_ message: MQTTMessage) -> Bool { homeAssistant.handleBirth(message) }
 
@@ -281,6 +283,7 @@ struct CommandDispatcher: CommandAnswering {
             logger.warning("could not send the reply to \(reply.command): \(error)")
         }
         metrics.answered(reply.result.status, receivedAt: message.receivedAt)
+        localReplies.deliver(reply, to: message)
     }
 
     func handleContext(_ payload: [UInt8]) async {

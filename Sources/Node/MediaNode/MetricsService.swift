@@ -161,7 +161,7 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
         switch event {
         case .error: errors.increment()
         case .stalled: stalls.increment()
-        case .trackStarted, .trackEnded: break
+        case .trackStarted, .trackEnded, .seeked: break
         }
     }
 

@@ -10,6 +10,7 @@ import MQTTTransport
 import Playback
 import RemoteCommands
 import MediaJSON
+import MPRIS
 import NodeMetrics
 import Synchronization
 
@@ -82,6 +83,8 @@ public final class Node: Sendable {
     let listeningHistory: ListeningHistory?
     /// Plays `announce` clips over the music, when the node plays and has an output for them.
     let announcer: Announcer?
+    /// The node as an MPRIS media player on D-Bus, with `--mpris session` or `system`.
+    let mpris: MPRISPlayerObject?
 
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.
@@ -207,6 +210,19 @@ public final class Node: Sendable {
                 logger: logger)
         } else {
             self.announcer = nil
+        }
+        if configuration.mpris != nil {
+            let source = NodeMPRISSource(
+                retained: retained, topics: configuration.topics, commandCenter: commandCenter, playback: playback,
+                artworkStore: artworkStore)
+            let player = MPRISPlayerObject(
+                door: commands, source: source,
+                artwork: MPRISArtworkFiles(directory: configuration.mprisArtworkDirectory.map { URL(fileURLWithPath: $0) }
+                    ?? MPRISArtworkFiles.defaultDirectory(nodeID: configuration.nodeID)))
+            retained.watch(source.watchedTopics) { player.stateChanged() }
+            self.mpris = player
+        } else {
+            self.mpris = nil
         }
         if let playback {
             PlaybackCommands(commandCenter: commandCenter, playback: playback, feedback: feedback, capabilities: capabilities).handle()

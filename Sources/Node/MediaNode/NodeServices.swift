@@ -1,5 +1,6 @@
 import CatalogStore
 import Logging
+import MPRIS
 import ServiceLifecycle
 import Synchronization
 
@@ -48,7 +49,9 @@ extension Node {
             services.append(.init(
                 service: NowPlayingService(
                     ready: commandsReady, playback: playback, nowPlaying: nowPlaying, follower: reporter,
-                    shown: shownSnapshots, observers: [resumeStore as (any PlaybackObserver)?, listeningHistory, metricsService].compactMap { $0 }),
+                    shown: shownSnapshots,
+                    observers: [resumeStore as (any PlaybackObserver)?, listeningHistory, metricsService,
+                                mpris.map(MPRISSeekFollower.init)].compactMap { $0 }),
                 serviceName: "NowPlaying"))
             // After the audio, so a clip playing at shutdown is stopped before the music.
             if let announcer { services.append(.init(service: announcer, serviceName: "Announcements")) }
@@ -78,6 +81,14 @@ extension Node {
         services.append(.init(
             service: InboundService(lanes: inbound, answering: commands, playbackExecutor: engine?.callExecutor),
             serviceName: "Commands"))
+        // Last, so it stops first: no D-Bus call reaches the lanes once they close.
+        if let mpris, let bus = configuration.mpris {
+            services.append(.init(
+                service: MPRISService(
+                    bus: bus, nodeID: configuration.nodeID, object: mpris, ready: { [commandsReady] in await commandsReady.wait() },
+                    logger: logger),
+                serviceName: "MPRIS"))
+        }
         return services
     }
 

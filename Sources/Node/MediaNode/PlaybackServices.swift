@@ -163,8 +163,8 @@ struct PlaybackReporter: PlaybackStopping, PlaybackFollower {
                 "type": "error", "identifier": JSONValue(identifier), "kind": .string(error.kind.rawValue),
                 "message": .string(error.message),
             ])
-        case .stalled:
-            // Counted in `P/metrics`; the contract has no event for it, and a flaky stream would flood one.
+        case .stalled, .seeked:
+            // A stall is counted in `P/metrics`; the contract has no event for either (now playing shows a seek).
             break
         }
     }

@@ -8,6 +8,7 @@ struct Bench: AsyncParsableCommand {
         subcommands: [
             AnnounceBench.self, CommandRoundTrip.self, CommandEffect.self, ContentBench.self, CatalogImportBench.self,
             CatalogScanBench.self, DownloadBench.self, LoudnessBench.self, HTTPFetchBench.self, MemoryBench.self, MemoryFloor.self,
+            MPRISBench.self,
             NowPlayingBench.self, ResumeBench.self, StartFloor.self, SearchBench.self, TreeTrafficBench.self,
         ]
     )

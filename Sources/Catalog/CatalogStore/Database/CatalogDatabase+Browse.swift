@@ -11,6 +11,17 @@ extension CatalogDatabase: ContentCatalog {
         try readNow { db in try Self.item(identifier, in: db) }
     }
 
+    /// A scan of the items (there is no index on the location): asked only when a client names audio by its
+    /// URL (MPRIS's OpenUri), not on any path a head unit's browsing takes.
+    public func item(uri: String) async throws -> ContentItem? {
+        try await pool.read { db in
+            guard let identifier = try String.fetchOne(
+                db, sql: "SELECT identifier FROM item WHERE uri = ? AND isPlayable ORDER BY rowid LIMIT 1", arguments: [uri])
+            else { return nil }
+            return try Self.item(identifier, in: db)
+        }
+    }
+
     public func items(identifiers: [String]) async throws -> [String: ContentItem] {
         try await pool.read { db in
             var found: [String: ContentItem] = [:]

@@ -1,0 +1,100 @@
+import CatalogStore
+import Foundation
+import MPRIS
+import MQTTTransport
+import MediaJSON
+import NowPlaying
+import Playback
+import RemoteCommands
+import Synchronization
+
+// MARK: - MPRIS's way in: the commands' own lanes
+
+/// Requests that came in through another front door than MQTT, by the token their message carries, each
+/// waiting for its one reply.
+final class LocalReplies: Sendable {
+    private let waiting = Mutex<[[UInt8]: @Sendable (CommandReply) -> Void]>([:])
+
+    /// A message for command `name` whose reply `answer` gets: its correlation data is a token no MQTT
+    /// client can guess, and it names no response topic, so its reply goes to `P/result` and to `answer`.
+    func message(topic: String, payload: [UInt8], answer: @escaping @Sendable (CommandReply) -> Void) -> MQTTMessage {
+        let token = Array("local:\(UUID().uuidString)".utf8)
+        waiting.withLock { $0[token] = answer }
+        return MQTTMessage(topic: topic, payload: payload, properties: MQTTProperties(correlationData: token))
+    }
+
+    /// Hands `reply` to whoever waits for the reply to `message`, if anyone does.
+    func deliver(_ reply: CommandReply, to message: MQTTMessage) {
+        guard message.properties.responseTopic == nil, let token = message.properties.correlationData,
+              let answer = waiting.withLock({ $0.removeValue(forKey: token) }) else { return }
+        answer(reply)
+    }
+}
+
+extension CommandDispatcher: MPRISCommandDoor {
+    /// Routes the request onto the lanes MQTT commands take, as if it had arrived from the broker.
+    func submit(command: String, payload: JSONValue, answer: @escaping @Sendable (CommandReply) -> Void) {
+        inbound.route(localReplies.message(topic: topics.command(command), payload: payload.jsonBytes, answer: answer), to: self)
+    }
+}
+
+// MARK: - What MPRIS shows: the retained documents
+
+/// Reads what MPRIS shows from the retained documents as MQTT subscribers get them, and the playback
+/// controller's newest snapshot for what they do not carry.
+struct NodeMPRISSource: MPRISStateSource {
+    let retained: RetainedPublisher
+    let topics: TopicLayout
+    let commandCenter: RemoteCommandCenter
+    let playback: PlaybackController?
+    let artworkStore: (any ArtworkStore)?
+
+    /// The topics whose changes MPRIS shows.
+    var watchedTopics: Set<String> { [topics.nowPlaying, topics.queue, topics.volume, topics.commands] }
+
+    func inputs() -> MPRISInputs {
+        func document(_ topic: String) -> JSONValue {
+            retained.current(topic).flatMap { try? JSONValue(parsing: $0) } ?? .null
+        }
+        let nowPlaying = document(topics.nowPlaying)
+        return MPRISInputs(
+            nowPlaying: nowPlaying == .null ? ["state": "stopped"] : nowPlaying, queue: document(topics.queue),
+            volume: document(topics.volume), commands: commandCenter.capabilitiesDocument,
+            playback: playback?.latestSnapshot?.snapshot)
+    }
+
+    func currentPicture() -> MPRISPicture? {
+        guard let nowPlaying = retained.current(topics.nowPlaying).flatMap({ try? JSONValue(parsing: $0) }),
+              let topic = nowPlaying["artwork"]?["topic"]?.stringValue, let bytes = retained.current(topic), !bytes.isEmpty
+        else { return nil }
+        return MPRISPicture(key: String(topic.split(separator: "/").last ?? "artwork"), bytes: bytes)
+    }
+
+    func queueEntries() async -> [MPRISQueueEntry] {
+        guard let playback else { return [] }
+        return await playback.currentQueue.playOrder.map { item in
+            let info = NowPlayingInfo(
+                state: .paused, timestamp: 0, elapsedPlaybackTime: 0, playbackRate: 0, playbackDuration: item.duration,
+                metadata: NowPlayingMetadata(item: item), isLiveStream: item.isLiveStream, identifier: item.identifier)
+            return MPRISQueueEntry(document: info.json, location: item.uri, artworkKey: item.userInfo[QueueItemMaker.artworkKeyInfo])
+        }
+    }
+
+    func catalogPicture(key: String) async -> [UInt8]? {
+        guard let blob = try? await artworkStore?.artwork(key: key) else { return nil }
+        return [UInt8](blob.data)
+    }
+}
+
+// MARK: - Seeks
+
+/// Tells MPRIS of every seek the playback controller makes, whoever asked for it (`Seeked`).
+struct MPRISSeekFollower: PlaybackObserver {
+    let player: MPRISPlayerObject
+
+    func playbackChanged(_ snapshot: PlaybackSnapshot) {}
+
+    func playbackReported(_ event: PlaybackEvent) {
+        if case let .seeked(_, position) = event { player.seeked(to: position) }
+    }
+}
