@@ -17,8 +17,9 @@ extension GStreamerAudioTests {
                                           next: NextItem(uri: second.path, token: PlaybackToken(2)))
             try await harness.facts.wait(for: .stateChanged(.paused, PlaybackToken(1)))
             try await harness.engine.play()
-            // By 5.5 s playbin has read the whole item and opened the next one; the rest is in its queues.
-            try await Task.sleep(for: .milliseconds(5500))
+            // About a second before the end playbin has read the whole item and opened the next one; the rest
+            // is in its queues.
+            try await harness.waitUntilSuccessorOpened()
             try await harness.engine.setRate(2.0)
             // The rate applies where the item was: still the first item, not the successor.
             let position = try #require(await harness.engine.position())
