@@ -1,4 +1,3 @@
-import CatalogStore
 import Foundation
 import MediaJSON
 import MediaNodeTesting
@@ -20,12 +19,24 @@ struct FileNameCharsetTests {
             ])
             try #require(status == 0, "gst-launch failed: \(output)")
         }
+        // Renamed by the name's bytes, with nothing of the node's own code between the test and the file system.
         let latin1Name = Array("Caf".utf8) + [0xE9] + Array(" del Mar.ogg".utf8)
-        let renamed = LocalPath.withCString(music.appendingPathComponent("cafe.ogg").path) { from in
-            LocalPath.withCString(LocalPath.string(fromBytes: Array(music.path.utf8) + [0x2F] + latin1Name)) { rename(from, $0) }
-        }
+        let target = (Array(music.path.utf8) + [0x2F] + latin1Name + [0]).map { CChar(bitPattern: $0) }
+        let renamed = target.withUnsafeBufferPointer { rename(music.appendingPathComponent("cafe.ogg").path, $0.baseAddress!) }
         try #require(renamed == 0, "rename failed: errno \(errno)")
         return (directory.appendingPathComponent("music"), latin1Name)
+    }
+
+    @Test("medianode catalog scan counts the Latin-1 file as a playable item and lists it under its decoded name")
+    func latin1NameScanned() async throws {
+        let directory = try AudioFixtures.makeTemporaryDirectory("charset-cli")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (music, _) = try await Self.makeLibrary(in: directory)
+        let database = directory.appendingPathComponent("catalog.sqlite").path
+        let scan = try await ToolRun.capture(NodeProcess.binaryPath, ["catalog", "scan", music.path, "--database", database, "--verbose"])
+        #expect(scan.status == 0 && scan.output.contains("2 playable items"), "\(scan.output)")
+        let search = try await ToolRun.capture(NodeProcess.binaryPath, ["catalog", "search", "Mar", "--database", database])
+        #expect(search.output.contains("Café del Mar"), "\(search.output)")
     }
 
     @Test("a file whose name is in Latin-1 is in the library under its decoded name, and plays")
@@ -33,7 +44,7 @@ struct FileNameCharsetTests {
         let directory = try AudioFixtures.makeTemporaryDirectory("charset")
         _ = try await Self.makeLibrary(in: directory)
         let rig = try await ContentRig.start(directory: directory)
-        
+
         // Library > Songs: both files, the Latin-1 name decoded for reading.
         let songs = try await rig.waitForNode([0, 2]) { ($0?["childCount"]?.numberValue ?? 0) >= 2 }
         let titles = songs?["children"]?.arrayValue?.compactMap { $0["title"]?.stringValue } ?? []
