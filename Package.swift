@@ -227,6 +227,7 @@ let package = Package(
             dependencies: [
                 "MediaNode", "MediaNodeFixtures", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
                 "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", "NodeMetrics", "Downloads", "DBusBinding", "MPRIS",
+                "CTagLib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

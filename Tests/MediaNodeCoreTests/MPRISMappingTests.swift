@@ -28,7 +28,8 @@ struct MPRISMappingTests {
             playbackDuration: 3,
             metadata: NowPlayingMetadata(
                 title: "t", artist: "a", albumTitle: "l", genre: "g", releaseDate: "2024", composer: "c",
-                albumTrackNumber: 1, albumTrackCount: 2, discNumber: 1, discCount: 1, chapterNumber: 0, chapterCount: 2),
+                albumTrackNumber: 1, albumTrackCount: 2, discNumber: 1, discCount: 1, chapterNumber: 0, chapterCount: 2,
+                chapterTitle: "Opening"),
             playbackQueueIndex: 0, playbackQueueCount: 1, isLiveStream: false, identifier: "track:1",
             nowPlayingIdentifiers: ["album:1", "track:1"], artwork: NowPlayingArtwork(topic: "p/artwork/k", mimeType: "image/jpeg"),
             repeatMode: .all, shuffleMode: .items)

@@ -205,6 +205,10 @@ struct RemoteCommandPayloadTests {
                       (#"{"text":"a","lang":"e n"}"#, "'lang' must be a language"), (#"{"text":"a","mode":"shout"}"#, "\"duck\" or \"pause\""),
                       (#"{"text":"a","volume":2}"#, "within 0...1"), (#"{"text":"a","volume":"loud"}"#, "'volume' must be a number"),
                       (#"{"text":5}"#, "'text' must be a string"), (#"{"identifier":""}"#, "must not be empty")]),
+        row(.skipToChapter, valid: [(#"{"chapterNumber":0}"#, 0), (#"{"chapterNumber":22}"#, 22)],
+            invalid: [("{}", "missing field 'chapterNumber'"), (#"{"chapterNumber":-1}"#, "whole number"),
+                      (#"{"chapterNumber":1.5}"#, "whole number"), (#"{"chapterNumber":"2"}"#, "must be a number"),
+                      (#"{"chapterNumber":1e300}"#, "got 1e+300")]),
     ]
 
     @Test("every command of the table has a row with valid and invalid payloads")

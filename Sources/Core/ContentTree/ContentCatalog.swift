@@ -15,6 +15,10 @@ public protocol ContentCatalog: Sendable {
     /// restored at start), where `item(identifier:)` in a loop would pay a read each.
     func items(identifiers: [String]) async throws -> [String: ContentItem]
 
+    /// The chapters of a playable item, nil when it has none: pages of children leave them out, and a queue
+    /// made from a page reads them here.
+    func chapters(of identifier: String) async throws -> [ContentChapter]?
+
     /// How many children a container has; 0 for playables and unknown identifiers.
     func childCount(of containerIdentifier: String) async throws -> Int
 
@@ -118,6 +122,10 @@ extension ContentCatalog {
 }
 
 extension ContentCatalog {
+    public func chapters(of identifier: String) async throws -> [ContentChapter]? {
+        try await item(identifier: identifier)?.chapters
+    }
+
     /// A catalog that cannot look items up by location knows none there.
     public func item(uri: String) async throws -> ContentItem? { nil }
 

@@ -31,6 +31,7 @@ extension MPRISMember {
         RemoteCommand.moveQueueItem.name: "MPRIS cannot move a track",
         RemoteCommand.download.name: "MPRIS has no offline copies",
         RemoteCommand.announce.name: "announcements are the car's, over MQTT",
+        RemoteCommand.skipToChapter.name: "MPRIS has no chapters",
     ]
 
     // MARK: org.mpris.MediaPlayer2

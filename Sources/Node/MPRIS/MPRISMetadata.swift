@@ -40,6 +40,7 @@ public enum MPRISMetadata {
         "discCount": .elsewhere("no xesam key"),
         "chapterNumber": .elsewhere("no xesam key"),
         "chapterCount": .elsewhere("no xesam key"),
+        "chapterTitle": .elsewhere("no xesam key"),
     ]
 
     /// The Player's `Metadata`: empty while stopped.

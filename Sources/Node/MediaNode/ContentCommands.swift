@@ -113,8 +113,7 @@ struct ContentCommands: Sendable {
             } else {
                 return .failed("nothing to play")
             }
-            content.queueContext = context
-            let outcome = await playback.setQueue(queue, startAt: start, play: true) { started.resolve($0) }
+            let outcome = await playback.setQueue(queue, startAt: start, play: true, context: context) { started.resolve($0) }
             guard outcome.isSuccess else { return CommandResult.result(outcome) }
         } catch {
             return .failed("could not read the catalog: \(error)")
@@ -176,7 +175,6 @@ struct ContentCommands: Sendable {
         } catch {
             return .failed("could not read the catalog: \(error)")
         }
-        content.queueContext = []
         return CommandResult.result(await playback.prepareQueue(queue))
     }
 

@@ -176,10 +176,3 @@ struct LoudnessAnalyser: Service {
         }
     }
 }
-
-/// A child process the cancellation handler may stop from another thread.
-private final class ChildProcess: @unchecked Sendable {
-    private let process: Process
-    init(_ process: Process) { self.process = process }
-    func terminate() { if process.isRunning { process.terminate() } }
-}

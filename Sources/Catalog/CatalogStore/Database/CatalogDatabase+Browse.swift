@@ -32,6 +32,10 @@ extension CatalogDatabase: ContentCatalog {
         }
     }
 
+    public func chapters(of identifier: String) async throws -> [ContentChapter]? {
+        try readNow { db in try Self.chapters(of: identifier, in: db) }
+    }
+
     public func childCount(of containerIdentifier: String) async throws -> Int {
         try readNow { db in try Self.childCount(containerIdentifier, in: db) }
     }
@@ -71,7 +75,9 @@ extension CatalogDatabase: ContentCatalog {
             sql: "SELECT \(ContentItem.selection) FROM item \(ContentItem.selectionJoins) WHERE item.identifier = ?")
         let rows = try Row.fetchCursor(statement, arguments: [identifier])
         guard try rows.next() != nil else { return nil }
-        return ContentItem(ColumnReader(statement: statement.sqliteStatement), from: 0)
+        var item = ContentItem(ColumnReader(statement: statement.sqliteStatement), from: 0)
+        if item.isPlayable { item.chapters = try chapters(of: identifier, in: db) }
+        return item
     }
 
     static func childCount(_ identifier: String, in db: Database) throws -> Int {
