@@ -32,6 +32,16 @@ struct FileSizeLimitTests {
             fileSizeLimit: limit)
     }
 
+    /// `wait`'s result; when it throws, the node's log goes with the error.
+    static func withLog<T>(of node: NodeProcess, _ wait: () async throws -> T) async throws -> T {
+        do {
+            return try await wait()
+        } catch {
+            Issue.record("log: \(node.log)")
+            throw error
+        }
+    }
+
     @Test("a new catalog under a 400 KB limit still holds a small library, and the node serves it")
     func smallLibraryServed() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("fsize-small")
@@ -44,9 +54,11 @@ struct FileSizeLimitTests {
         let node = try Self.start(broker, directory, library: library, limit: 409_600)
         defer { node.signal(SIGKILL) }
         // Library > Albums lists the album: the scan was stored.
-        let albums = try await watcher.current(on: "medianode/fsize/content/tree/0/1", timeout: .seconds(30)) { message in
-            guard let message, let node = try? JSONValue(parsing: message.payload) else { return false }
-            return node["children"]?[0]?["title"] == "Small"
+        let albums = try await Self.withLog(of: node) {
+            try await watcher.current(on: "medianode/fsize/content/tree/0/1", timeout: .seconds(30)) { message in
+                guard let message, let node = try? JSONValue(parsing: message.payload) else { return false }
+                return node["children"]?[0]?["title"] == "Small"
+            }
         }
         #expect(albums != nil, "log: \(node.log)")
         node.signal(SIGTERM)
@@ -66,9 +78,11 @@ struct FileSizeLimitTests {
         try await watcher.subscribeAndSettle("medianode/fsize/#")
         let node = try Self.start(broker, directory, library: library, limit: 409_600)
         defer { node.signal(SIGKILL) }
-        let event = try JSONValue(parsing: try await watcher.first(timeout: .seconds(30)) { message in
-            message.topic == "medianode/fsize/events"
-                && (try? JSONValue(parsing: message.payload))?["type"] == "error"
+        let event = try JSONValue(parsing: try await Self.withLog(of: node) {
+            try await watcher.first(timeout: .seconds(30)) { message in
+                message.topic == "medianode/fsize/events"
+                    && (try? JSONValue(parsing: message.payload))?["type"] == "error"
+            }
         }.payload)
         let message = event["message"]?.stringValue ?? ""
         #expect(message.contains("at most 409600 bytes (ulimit -f)"), "\(event.jsonString)")
