@@ -18,6 +18,10 @@ node_packages=(
   gstreamer1.0-libav
   # Announcements: text spoken offline by eSpeak NG, through its GStreamer element
   espeak-ng gstreamer1.0-espeak
+  # The car's sound server (--audio-sink pulse): GStreamer's PulseAudio sink, which speaks to PulseAudio and to
+  # PipeWire's pipewire-pulse alike; pactl, with which the demo asks whether a sound server answers (the tests
+  # drive and record their own with it, parec and paplay)
+  gstreamer1.0-pulseaudio pulseaudio-utils
   # Loudness levelling: EBU R128 integrated loudness of items without ReplayGain tags
   libebur128-dev
   # Tags of local files without decoding them (TagLib)
@@ -34,6 +38,9 @@ node_packages=(
 )
 # What the tests add.
 test_packages=(
+  # The private sound servers the tests start: PulseAudio; PipeWire with pipewire-pulse and WirePlumber, on a
+  # session bus of dbus-daemon's (listed with MPRIS below)
+  pulseaudio pipewire pipewire-pulse wireplumber
   # The integration tests read and damage the catalog file with SQLite's shell
   sqlite3
   # Test fixtures: tags written with TagLib's C API, pictures embedded in generated Ogg files
