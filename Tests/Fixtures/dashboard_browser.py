@@ -39,7 +39,8 @@ try:
     from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select, WebDriverWait
+    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.support.ui import WebDriverWait
 except ImportError as missing:
     # The first line is what the test reports when it expected "PORT <n>".
     print("cannot drive Chromium: %s (apt-get install chromium chromium-driver python3-selenium)" % missing, flush=True)
@@ -202,9 +203,14 @@ def handle(driver, command):
         field.clear()
         field.send_keys(command["text"])
         return {}
-    if op == "select":
-        Select(wait(driver, "%s to choose %r in" % (command["selector"], command["value"]),
-                    lambda d: d.find_element(By.CSS_SELECTOR, command["selector"]))).select_by_value(command["value"])
+    if op == "choose":
+        Select(driver.find_element(By.CSS_SELECTOR, command["selector"])).select_by_value(command["value"])
+        return {}
+    if op == "slide":
+        # A range input takes no typing: set its value as a drag would, and say so as a drag does.
+        driver.execute_script(
+            "var e = document.querySelector(arguments[0]); e.value = arguments[1];"
+            " e.dispatchEvent(new Event('input', {bubbles: true}));", command["selector"], command["value"])
         return {}
     if op == "enabled":
         element = driver.find_element(By.CSS_SELECTOR, command["selector"])

@@ -31,7 +31,7 @@ extension RealEngineCommandTests.DashboardTests {
         // setSleepTimer sent from the list reaches the node as typed, and now playing shows the timer.
         try await node.waitForState("paused")
         #expect(try await node.status("play") == "success")
-        try await browser.select("setSleepTimer", in: "#command-name")
+        try await browser.choose("setSleepTimer", in: "#command-name")
         try await browser.type(#"{"minutes": 30}"#, into: "#command-payload")
         let topic = node.topics.command("setSleepTimer")
         try await browser.click("#command-send")

@@ -111,9 +111,14 @@ public final class DashboardBrowser: @unchecked Sendable {
         try await run(["op": "type", "selector": selector, "text": text])
     }
 
-    /// Chooses the option whose value is `value` in the list at `selector`.
-    public func select(_ value: String, in selector: String) async throws {
-        try await run(["op": "select", "selector": selector, "value": value])
+    /// Chooses the option with `value` in the select at `selector`.
+    public func choose(_ value: String, in selector: String) async throws {
+        try await run(["op": "choose", "selector": selector, "value": value])
+    }
+
+    /// Moves the range input at `selector` to `value`, as a drag does.
+    public func slide(_ selector: String, to value: Double) async throws {
+        try await run(["op": "slide", "selector": selector, "value": String(value)])
     }
 
     /// Whether the element at `selector` is enabled, and its tooltip (which says why not, where the page says it).
