@@ -24,7 +24,7 @@ extension Node {
         let session = NodeSession(
             transport: transport, retained: retained, topics: topics, commands: commands, inbound: inbound,
             capabilities: capabilities, commandCenter: commandCenter, info: info, volume: volume, playback: playback,
-            resumeStore: resumeStore, metricsService: metricsService, retainedBook: retainedBook,
+            resumeStore: resumeStore, retainedBook: retainedBook,
             commandsReady: commandsReady, initialStatePublished: initialStatePublished, hasCatalog: catalog != nil,
             hasContent: content != nil, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

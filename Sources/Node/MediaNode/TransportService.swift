@@ -71,7 +71,6 @@ final class NodeSession: BrokerSession {
     private let volume: ListenerVolume?
     private let playback: PlaybackController?
     private let resumeStore: ResumeStore?
-    private let metricsService: MetricsService?
     private let retainedBook: RetainedTopicBook?
     /// Opened here once the command subscriptions and the initial state are in place.
     private let commandsReady: Latch
@@ -85,7 +84,7 @@ final class NodeSession: BrokerSession {
 
     init(transport: any MessageTransport, retained: RetainedPublisher, topics: TopicLayout, commands: CommandDispatcher,
          inbound: InboundLanes, capabilities: CapabilitiesPublisher, commandCenter: RemoteCommandCenter, info: NodeInfo,
-         volume: ListenerVolume?, playback: PlaybackController?, resumeStore: ResumeStore?, metricsService: MetricsService?,
+         volume: ListenerVolume?, playback: PlaybackController?, resumeStore: ResumeStore?,
          retainedBook: RetainedTopicBook?, commandsReady: Latch, initialStatePublished: Latch, hasCatalog: Bool,
          hasContent: Bool, logger: Logger) {
         self.transport = transport
@@ -99,7 +98,6 @@ final class NodeSession: BrokerSession {
         self.volume = volume
         self.playback = playback
         self.resumeStore = resumeStore
-        self.metricsService = metricsService
         self.retainedBook = retainedBook
         self.commandsReady = commandsReady
         self.initialStatePublished = initialStatePublished
@@ -148,8 +146,8 @@ final class NodeSession: BrokerSession {
         for await event in transport.events {
             switch event {
             case .connected:
+                // Renders `P/metrics` afresh too: the health follows `online` with the figures of now.
                 retained.connected(first: [topics.status, topics.info, topics.commands])
-                metricsService?.connected()
             case let .disconnected(reason):
                 retained.disconnected()
                 logger.debug("transport disconnected: \(reason)")

@@ -120,6 +120,7 @@ struct Run: AsyncParsableCommand {
         let catalogService = CatalogService(
             node: node.catalogObserver, database: catalog, libraries: configuration.libraries, catalogs: configuration.catalogs,
             settings: refresh, tagReader: DiscovererTagReader())
+        await catalogService.registerSources()
         // One group, in dependency order: on SIGTERM or SIGINT commands stop first and the transport last,
         // once the node has said `offline` (see `Node.services`).
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
