@@ -67,7 +67,9 @@ struct Run: AsyncParsableCommand {
     var resume: String?
     @Option(name: .customLong("speed-volume"), help: "Decibels of output gain per 100 km/h of vehicleSpeed in the context, at most +12 (default 0: off).")
     var speedVolume: Double?
-    @Option(name: .customLong("loudness-target"), help: "The loudness every item plays at, in LUFS (default -18), from ReplayGain/R128 tags or the node's measurement; off plays every file as it is.")
+    /// Its value is negative: see `joiningNegativeNumbers`.
+    @Option(name: .customLong("loudness-target"),
+            help: "The loudness every item plays at, in LUFS (default -18), from ReplayGain/R128 tags or the node's measurement; off plays every file as it is.")
     var loudnessTarget: String?
     @Option(name: .customLong("metrics-interval"), help: "Seconds between two health reports on P/metrics (default 60, 0: none).")
     var metricsInterval: Double?
@@ -253,6 +255,30 @@ struct Run: AsyncParsableCommand {
             }
         }
         return expanded
+    }
+
+    /// The options whose value may be a negative number.
+    static let negativeNumberOptions: Set<String> = ["--loudness-target"]
+
+    /// Lets `--loudness-target -23` stand as two arguments: the parser reads an argument that starts with a
+    /// dash as flags, so a negative number after one of `negativeNumberOptions` is joined to it
+    /// (`--loudness-target=-23`). Only a number: the option followed by another flag still lacks its value,
+    /// and says so.
+    static func joiningNegativeNumbers(_ arguments: [String]) -> [String] {
+        var joined: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            let next = index + 1 < arguments.endIndex ? arguments[index + 1] : nil
+            if negativeNumberOptions.contains(argument), let next, next.hasPrefix("-"), Double(next) != nil {
+                joined.append("\(argument)=\(next)")
+                index += 2
+            } else {
+                joined.append(argument)
+                index += 1
+            }
+        }
+        return joined
     }
 
     static func startEngine(sink: String) throws(ValidationError) -> GStreamerEngine {
