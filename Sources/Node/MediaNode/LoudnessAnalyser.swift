@@ -1,6 +1,9 @@
 import CatalogStore
 import ContentTree
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import GStreamerAudio
 import Logging
 import MediaJSON
@@ -147,8 +150,10 @@ struct LoudnessAnalyser: Service {
         return results
     }
 
-    /// Runs `medianode catalog measure` on `paths` and returns its output lines (nil: it could not start);
-    /// terminates it when the task is cancelled (a shutdown never waits for a batch).
+    /// Runs `medianode catalog measure` on `paths` and returns its output lines (nil: it could not start,
+    /// or the task was cancelled). A cancelled task kills the child and returns at once: a shutdown never
+    /// waits for a batch, nor for a child at the lowest priority to be given the CPU to die on a busy
+    /// machine (it held nothing the node needs).
     func runChild(paths: [String]) async -> [String]? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: measurer)
@@ -157,29 +162,76 @@ struct LoudnessAnalyser: Service {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         let child = ChildProcess(process)
-        return await withTaskCancellationHandler {
-            let finished: Bool = await withCheckedContinuation { continuation in
-                process.terminationHandler = { _ in continuation.resume(returning: true) }
+        let finished: Bool = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard child.begin(continuation) else { return }
+                process.terminationHandler = { _ in child.end(finished: true) }
                 do {
                     try process.run()
                 } catch {
                     process.terminationHandler = nil
                     logger.warning("loudness: cannot start \(measurer): \(error)")
-                    continuation.resume(returning: false)
+                    child.end(finished: false)
                 }
+                child.started()
             }
-            guard finished else { return nil }
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         } onCancel: {
-            child.terminate()
+            child.kill()
         }
+        guard finished, !Task.isCancelled else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 }
 
-/// A child process the cancellation handler may stop from another thread.
+/// A child process its cancellation handler may kill from another thread, and the one wait for it, which
+/// its end or the kill ends, whichever comes first.
 private final class ChildProcess: @unchecked Sendable {
     private let process: Process
+    private let lock = NSLock()
+    private var waiter: CheckedContinuation<Bool, Never>?
+    private var isKilled = false
+    private var isRunning = false
+
     init(_ process: Process) { self.process = process }
-    func terminate() { if process.isRunning { process.terminate() } }
+
+    /// Takes the wait; false (and the wait ended) when the task was cancelled before the child started.
+    func begin(_ continuation: CheckedContinuation<Bool, Never>) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isKilled else {
+            continuation.resume(returning: false)
+            return false
+        }
+        waiter = continuation
+        return true
+    }
+
+    /// The child runs; a kill asked for while it started reaches it now.
+    func started() {
+        lock.lock()
+        isRunning = process.isRunning
+        let killNow = isKilled && isRunning
+        lock.unlock()
+        if killNow { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    func end(finished: Bool) {
+        lock.lock()
+        let waiter = self.waiter
+        self.waiter = nil
+        lock.unlock()
+        waiter?.resume(returning: finished)
+    }
+
+    /// SIGKILL: the child measures at the lowest priority, and on a loaded machine it may wait a second
+    /// for the CPU to handle anything else. Foundation reaps it when it has gone.
+    func kill() {
+        lock.lock()
+        isKilled = true
+        let running = isRunning
+        lock.unlock()
+        if running { Glibc.kill(process.processIdentifier, SIGKILL) }
+        end(finished: false)
+    }
 }

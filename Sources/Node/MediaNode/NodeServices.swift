@@ -78,7 +78,7 @@ extension Node {
         services.append(.init(
             service: InboundService(lanes: inbound, answering: commands, playbackExecutor: engine?.callExecutor),
             serviceName: "Commands"))
-        return services
+        return ShutdownSteps.timing(services, logger: logger)
     }
 
     /// Runs the node's services in a group of their own until `shutdown` (or cancellation): for tests,

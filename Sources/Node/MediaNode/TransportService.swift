@@ -197,25 +197,16 @@ final class NodeSession: BrokerSession {
             JSONValue.object(["identifiers": [], "index": .null, "repeatMode": "off", "shuffleMode": "off"]).jsonBytes)
     }
 
-    /// Says `offline` (retained) and waits briefly for the broker to take it, then disconnects.
+    /// Says `offline` (retained), then disconnects. Waits for nothing on the network here: the transport's
+    /// shutdown lets what is published go out before its DISCONNECT, within limits of its own.
     func sayOfflineAndDisconnect() async {
         isSayingOffline.store(true, ordering: .releasing)
         retained.flush()
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await self.transport.publishAndWait(
-                        topic: self.topics.status, payload: Array("offline".utf8), retain: true, properties: .init())
-                }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(2))
-                    throw CancellationError()
-                }
-                try await group.next()
-                group.cancelAll()
-            }
+            try transport.publish(
+                topic: topics.status, payload: Array("offline".utf8), qos: 1, retain: true, properties: .init())
         } catch {
-            logger.warning("could not confirm 'offline' with the broker before disconnecting (\(error))")
+            logger.warning("could not say 'offline' before disconnecting (\(error)); the broker's last will says it")
         }
         await retainedBook?.flush()
         await transport.shutdown()

@@ -20,7 +20,9 @@ extension MQTTClient {
             let index = rotation.current
             let broker = configuration.brokers[index]
             let next: BrokerRotation.Next
+            state.withLock { $0.isConnecting = true }
             let code = connect(to: index)
+            state.withLock { $0.isConnecting = false }
             if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
                 serveConnection(toBrokerAt: index)
                 if isShuttingDown { break }
@@ -44,6 +46,11 @@ extension MQTTClient {
                 _ = wakeUp.wait(timeout: .now() + backoff(attempt: round))
             }
         }
+        let isLeft = state.withLock { state in
+            state.isThreadDone = true
+            return state.isThreadLeft
+        }
+        if isLeft { releaseHandle() }
         threadFinished.signal()
     }
 
@@ -86,23 +93,30 @@ extension MQTTClient {
 
     var isShuttingDown: Bool { state.withLock { $0.isShuttingDown } }
 
-    /// Disconnects and joins the network thread. Blocks: call only off the cooperative pool.
+    /// Disconnects and joins the network thread; returns false when it left the thread in a connect
+    /// instead (it frees the handle itself when that returns). Blocks: call only off the cooperative pool.
     ///
-    /// The network thread itself sends the DISCONNECT of a connection it serves, after reading what the
-    /// broker sent: closed with unread data, the socket would end with a reset, and the broker could count
-    /// the connection as lost and send the will.
-    func stopNetworkThread() {
-        let started = state.withLock { state -> Bool in
+    /// The network thread itself says goodbye to the broker of a connection it serves (see `Goodbye`).
+    func stopNetworkThread() -> Bool {
+        let (started, connecting) = state.withLock { state in
             state.isShuttingDown = true
-            return state.isStarted
+            return (state.isStarted, state.isConnecting)
         }
         guard started else {
             mosquitto_disconnect_v5(handle, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
-            return
+            return true
         }
         wakeUpPipe.signal()
         wakeUp.signal()
+        if connecting {
+            let isLeft = state.withLock { state in
+                if !state.isThreadDone { state.isThreadLeft = true }
+                return state.isThreadLeft
+            }
+            if isLeft { return false }
+        }
         threadFinished.wait()
+        return true
     }
 
     /// Logs a connection problem once per change of state rather than on every retry.
@@ -221,7 +235,10 @@ extension MQTTClient {
 
     /// Called on the network thread when the broker acknowledges a QoS 1 publish.
     func didAcknowledge(mid: Int32, reason: Int32) {
-        let waiter = state.withLock { $0.pendingAcknowledgements.removeValue(forKey: mid) }
+        let waiter = state.withLock { state in
+            state.unacknowledged.remove(mid)
+            return state.pendingAcknowledgements.removeValue(forKey: mid)
+        }
         guard let waiter else { return }
         if reason >= 0x80 {
             waiter.resume(throwing: MQTTError.library(
