@@ -148,13 +148,17 @@ public struct CatalogService: Service {
     }
 
     /// The full integrity check the start skipped; a cache rebuilt because it was corrupt is refilled at once.
+    ///
+    /// `P/info` counts the rebuilt file before the event says so: a count read from the file moved aside (the
+    /// start's, still under way) is then older than this one and never published after the event, where a
+    /// client would take it for the refill's.
     func verifyCatalog() async {
         guard let aside = await database.verifyIntegrity(), !Task.isCancelled else { return }
+        await node.refreshCatalogSummary()
         node.publishEvent([
             "type": "error", "kind": "database", "movedTo": .string(aside),
             "message": "the catalog cache failed its integrity check; it was moved aside and is rebuilt from the sources",
         ])
-        await node.refreshCatalogSummary()
         await refreshAll()
     }
 
