@@ -16,6 +16,9 @@ struct Run: AsyncParsableCommand {
 
     @Option(help: "Broker URL: mqtt://[user:password@]host[:port] or mqtts://...; repeatable: the first that answers is used, the others in turn when the connection is lost.")
     var broker: [String] = []
+    @Option(name: .customLong("broker-password-file"),
+            help: "A file whose first line is the broker password, for each --broker that names a user and no password (mqtt://USER@host): keeps it off the command line, where every local user can read it. Refused when other users can read the file.")
+    var brokerPasswordFile: String?
     @Option(name: .customLong("failback-interval"), help: "While on any broker but the first, seconds between tries of the first (default 30).")
     var failbackInterval: Double?
     @Option(help: "Topic prefix (default medianode/<node-id>).")
@@ -89,6 +92,9 @@ struct Run: AsyncParsableCommand {
         }
         let logger = Logger(label: "medianode")
         let configuration = try nodeConfiguration()
+        if CommandLine.arguments.dropFirst().contains(where: BrokerPassword.holdsPassword) {
+            logger.warning("the broker password on the command line can be read by every user of this machine (ps, /proc/PID/cmdline): give it in --broker-password-file or in the --config file")
+        }
         let brokers = configuration.brokers.map(\.description).joined(separator: ", then ")
         logger.info("starting node '\(configuration.nodeID)' on \(brokers) under \(configuration.prefix)/")
 
@@ -138,6 +144,9 @@ struct Run: AsyncParsableCommand {
         var brokerURLs: [BrokerURL] = []
         for text in brokerTexts.isEmpty ? ["mqtt://127.0.0.1:1883"] : brokerTexts {
             do { brokerURLs.append(try BrokerURL(parsing: text)) } catch { throw ValidationError(error.description) }
+        }
+        if let brokerPasswordFile {
+            try BrokerPassword.apply(try BrokerPassword.read(file: brokerPasswordFile), to: &brokerURLs)
         }
         guard Set(brokerURLs.map(\.usesTLS)).count == 1 else {
             throw ValidationError("--broker: give all brokers as mqtt:// or all as mqtts://, not a mix")
