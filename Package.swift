@@ -87,6 +87,14 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
+        /// GLib's GIO, for GDBus: the MPRIS front door on the session or system bus.
+        .systemLibrary(
+            name: "CGIO",
+            path: "Sources/Transport/CGIO",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+
         // MARK: - Transport
         .target(
             name: "MQTTTransport",
@@ -95,6 +103,15 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             path: "Sources/Transport/MQTTTransport",
+            swiftSettings: swiftSettings
+        ),
+
+        /// D-Bus through GDBus: values, a GLib main loop on a thread of its own, and an object kept on a bus
+        /// under a well-known name across bus restarts.
+        .target(
+            name: "DBusBinding",
+            dependencies: ["CGIO", .product(name: "Logging", package: "swift-log")],
+            path: "Sources/Transport/DBusBinding",
             swiftSettings: swiftSettings
         ),
 
@@ -165,12 +182,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// The node as an MPRIS 2.2 media player on D-Bus: the members and what each is in the node (one map),
+        /// the player object and its service.
+        .target(
+            name: "MPRIS",
+            dependencies: [
+                "DBusBinding", "MediaJSON", "RemoteCommands", "Playback",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/Node/MPRIS",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: - The node that wires them
         .target(
             name: "MediaNode",
             dependencies: [
                 "MQTTTransport", "MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree",
-                "CatalogStore", "Downloads", "GStreamerAudio", "Artwork", "NodeMetrics", "Announcements",
+                "CatalogStore", "Downloads", "GStreamerAudio", "Artwork", "NodeMetrics", "Announcements", "MPRIS", "DBusBinding",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -184,7 +214,7 @@ let package = Package(
             name: "medianode",
             dependencies: [
                 "MediaNode", "MediaJSON", "Playback", "RemoteCommands", "MQTTTransport", "CatalogStore", "GStreamerAudio", "CMalloc",
-                "NodeMetrics",
+                "NodeMetrics", "DBusBinding",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -196,7 +226,8 @@ let package = Package(
             name: "medianode-bench",
             dependencies: [
                 "MediaNode", "MediaNodeFixtures", "ContentTree", "CatalogStore", "MQTTTransport", "GStreamerAudio", "Playback",
-                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", "NodeMetrics", "Downloads",
+                "CGStreamer", "Artwork", "CGdkPixbuf", "MediaJSON", "HTTPTransfer", "NodeMetrics", "Downloads", "DBusBinding", "MPRIS",
+                "CTagLib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -242,7 +273,10 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaNodeCoreTests",
-            dependencies: ["MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree", "Announcements", "MediaNodeTesting"],
+            dependencies: [
+                "MediaJSON", "RemoteCommands", "Playback", "NowPlaying", "ContentTree", "Announcements", "MediaNodeTesting",
+                "MPRIS", "DBusBinding",
+            ],
             swiftSettings: swiftSettings
         ),
         /// The node's own logic on in-memory twins (transport, audio engine, catalog): no broker, no GStreamer.
@@ -274,7 +308,7 @@ let package = Package(
             name: "MediaNodeIntegrationTests",
             dependencies: [
                 "MediaNode", "MediaNodeTesting", "MQTTTransport", "MediaJSON", "RemoteCommands", "ContentTree",
-                "CatalogStore", "GStreamerAudio", "Playback", "NowPlaying", "NodeMetrics",
+                "CatalogStore", "GStreamerAudio", "Playback", "NowPlaying", "NodeMetrics", "DBusBinding", "MPRIS",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

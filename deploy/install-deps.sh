@@ -37,6 +37,9 @@ packages=(
   # A clustered MQTT broker for the fleet rig and the failover test: NATS with JetStream keeps retained
   # messages replicated across members (deploy/cluster/)
   nats-server
+  # MPRIS on D-Bus: GDBus comes with libglib2.0-dev (gio-2.0) above; the tests start a private bus
+  # (dbus-daemon) and drive the node with the real clients, playerctl and GLib's gdbus (libglib2.0-bin)
+  dbus-daemon playerctl libglib2.0-bin
   # The browser dashboard: MQTT.js (node-mqtt) and the browser ports of the Node.js modules it uses, bundled
   # for the browser by esbuild (deploy/build-dashboard.sh)
   node-mqtt node-buffer node-process node-url esbuild

@@ -14,11 +14,11 @@ struct StoreTests {
         let tables = try await database.pool.read { db in
             try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
         }
-        for table in ["source", "item", "child", "item_search", "artwork", "playback_position", "feedback", "local_file", "play_state", "play_queue", "loudness"] {
+        for table in ["source", "item", "child", "item_search", "artwork", "playback_position", "feedback", "local_file", "play_state", "play_queue", "loudness", "chapters"] {
             #expect(tables.contains(table), "missing table \(table)")
         }
         let applied = try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(applied.count == 12 && applied.suffix(3) == ["play state", "listening history", "loudness: tags and measurements"], "\(applied)")
+        #expect(applied.count == 13 && applied.suffix(4) == ["play state", "listening history", "loudness: tags and measurements", "chapters of files and feeds"], "\(applied)")
         // An item's parents are found through an index, not a scan of every child row.
         let details = try await database.pool.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT parent FROM child WHERE identifier = 'x'")

@@ -27,6 +27,8 @@ from homeassistant.helpers import frame
 SAMPLES = {
     "nowplaying stopped": '{"state":"stopped"}',
     "nowplaying playing": '{"state":"playing","title":"Style","artist":"Taylor Swift","albumTitle":"1989"}',
+    "nowplaying chapter": '{"state":"playing","title":"Voyage","chapterNumber":6,"chapterCount":23,'
+    + '"chapterTitle":"The Crossing"}',
     "queue": '{"identifiers":[],"index":null,"repeatMode":"all","shuffleMode":"items"}',
     "volume": '{"volume":0.25,"isMuted":true}',
 }

@@ -47,16 +47,16 @@ struct OutputGainTests {
         #expect(SpeedVolume(dbPer100: 0).gainDb(atSpeed: 130) == 0)
     }
 
-    @Test("the controller hands the engine its speed target and shows it in the snapshot, without changing volume")
+    @Test("the output level hands the engine its speed target and shows it, without changing volume")
     func controllerSpeedGain() async {
         let rig = PlaybackRig()
-        await rig.controller.setVolume(0.5)
-        await rig.controller.setSpeedGain(6)
+        await rig.level.setVolume(0.5)
+        await rig.level.setSpeedGain(6)
         #expect(rig.engine.outputGain == OutputGain(level: 0.5, speedDb: 6))
         #expect(abs(rig.engine.volume - 0.125 * pow(10, 0.3)) < 1e-9)
-        let snapshot = await rig.controller.snapshot
-        #expect(snapshot.speedGainDb == 6 && snapshot.volume == 0.5)
-        await rig.controller.setSpeedGain(40)
+        let shown = await rig.level.state
+        #expect(shown.speedGainDb == 6 && shown.volume == 0.5)
+        await rig.level.setSpeedGain(40)
         #expect(rig.engine.outputGain.speedDb == 12, "clamped to +12 dB")
     }
 }

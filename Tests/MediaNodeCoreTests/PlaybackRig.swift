@@ -67,6 +67,9 @@ struct PlaybackRig {
         return recorder.events
     }
 
+    /// The output level the controller's engine plays at.
+    var level: OutputLevel { controller.level }
+
     var current: String? {
         get async { await controller.snapshot.identifier }
     }

@@ -58,6 +58,20 @@ struct RemoteCommandCapabilityTests {
         #expect(shown() == [true, false, false, false], "outside the head unit's rates (S17)")
     }
 
+    @Test("skipToChapter shows enabled only while the current item has chapters (version 1.3)")
+    func chapterAvailability() {
+        let center = RemoteCommandCenter()
+        center.addHandler(for: .skipToChapter) { _ in .success }
+        #expect(!center.isEnabled(.skipToChapter), "nothing loaded")
+        center.setNowPlaying(isItemLoaded: true, isLiveStream: false)
+        #expect(!center.isEnabled(.skipToChapter), "an item without chapters")
+        center.setCurrentItemHasChapters(true)
+        #expect(center.isEnabled(.skipToChapter))
+        #expect(center.capabilitiesDocument["skipToChapter"]?["enabled"] == true)
+        center.setNowPlaying(isItemLoaded: false, isLiveStream: false)
+        #expect(!center.isEnabled(.skipToChapter), "stopped")
+    }
+
     @Test("configured capability parameters are what the document shows")
     func configuredParameters() {
         let center = RemoteCommandCenter(capabilities: CommandCapabilities(

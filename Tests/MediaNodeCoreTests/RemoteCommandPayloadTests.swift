@@ -124,8 +124,13 @@ struct RemoteCommandPayloadTests {
         ], invalid: [(#"{"languageTag":"","type":"audible"}"#, "must not be empty"),
                      (#"{"languageTag":"en"}"#, "missing field 'type'")])
     } + [
-        row(.playItem, valid: [(#"{"identifier":"t:1"}"#, .identifier("t:1")), (#"{"indexPath":[0,2]}"#, .indexPath([0, 2]))],
-            invalid: [("{}", "needs 'identifier' or 'indexPath'"),
+        row(.playItem, valid: [(#"{"identifier":"t:1"}"#, .identifier("t:1")), (#"{"indexPath":[0,2]}"#, .indexPath([0, 2])),
+                               (#"{"url":"file:///music/a.ogg"}"#, .url("file:///music/a.ogg")),
+                               (#"{"url":"HTTPS://radio.example/live"}"#, .url("HTTPS://radio.example/live"))],
+            invalid: [("{}", "needs 'identifier', 'indexPath' or 'url'"),
+                      (#"{"url":"ftp://example.com/a.mp3"}"#, "'url' must be a file://, http:// or https:// URL"),
+                      (#"{"url":"file://"}"#, "'url' must be a file://"),
+                      (#"{"identifier":"t:1","url":7}"#, "'url' must be a string"),
                       (#"{"indexPath":[0,-1]}"#, "whole numbers of at least 0"),
                       (#"{"indexPath":[1.5]}"#, "whole numbers"),
                       (#"{"identifier":"t:1","indexPath":"x"}"#, "'indexPath' must be an array")]),
@@ -200,6 +205,10 @@ struct RemoteCommandPayloadTests {
                       (#"{"text":"a","lang":"e n"}"#, "'lang' must be a language"), (#"{"text":"a","mode":"shout"}"#, "\"duck\" or \"pause\""),
                       (#"{"text":"a","volume":2}"#, "within 0...1"), (#"{"text":"a","volume":"loud"}"#, "'volume' must be a number"),
                       (#"{"text":5}"#, "'text' must be a string"), (#"{"identifier":""}"#, "must not be empty")]),
+        row(.skipToChapter, valid: [(#"{"chapterNumber":0}"#, 0), (#"{"chapterNumber":22}"#, 22)],
+            invalid: [("{}", "missing field 'chapterNumber'"), (#"{"chapterNumber":-1}"#, "whole number"),
+                      (#"{"chapterNumber":1.5}"#, "whole number"), (#"{"chapterNumber":"2"}"#, "must be a number"),
+                      (#"{"chapterNumber":1e300}"#, "got 1e+300")]),
     ]
 
     @Test("every command of the table has a row with valid and invalid payloads")

@@ -30,6 +30,10 @@ final class AsyncApiTests {
         let library = scratch.appendingPathComponent("music")
         for track in AudioFixtures.album(count: 2, seconds: 2) { try await AudioFixtures.writeTone(track, in: library) }
         try await AudioFixtures.writeCover(named: "cover.jpg", width: 300, height: 300, in: library)
+        let book = try await AudioFixtures.writeChapteredBook(
+            [ToneChapter("One", frequency: 440, seconds: 1.5), ToneChapter("Two", frequency: 660, seconds: 1.5)],
+            named: "book.ogg", in: library.appendingPathComponent("Book"))
+        let bookID = LibraryCatalog.trackIdentifier(path: book.path, libraries: [library.path])
         let broker = try await MosquittoBroker()
         let client = try TestMQTTClient(brokerURL: broker.url)
         try await client.connect()
@@ -68,6 +72,14 @@ final class AsyncApiTests {
         _ = try await send("skipForward", #""interval":0.5"#)
         _ = try await send("changePlaybackRate", #""playbackRate":"next""#)
         _ = try await send("like")
+        // A book: contentItem lists its chapters, now playing names one, skipToChapter moves to another.
+        let chaptered = try await send("contentItem", #""identifier":"\#(bookID)""#)
+        #expect(chaptered["data"]?["chapters"]?.arrayValue?.count == 2, "\(chaptered.jsonString)")
+        #expect(try await send("playItem", #""identifier":"\#(bookID)""#)["status"] == "success")
+        #expect(try await send("skipToChapter", #""chapterNumber":1"#)["status"] == "success")
+        _ = try await client.first {
+            $0.topic == "\(Self.prefix)/nowplaying" && (try? JSONValue(parsing: $0.payload))?["chapterTitle"] == "Two"
+        }
         let browsed = try await send("browse", #""indexPath":[0,1,0]"#)
         #expect(browsed["data"]?["children"] != nil, "\(browsed.jsonString)")
         let child = try #require(browsed["data"]?["children"]?.arrayValue?.first?["identifier"]?.stringValue)
@@ -97,6 +109,7 @@ final class AsyncApiTests {
         let channels = [
             "status", "info", "commands", "nowPlaying", "nowPlayingArtwork", "queue", "contentTreeRoot", "contentTreeNode",
             "artwork", "result", "events", "context", "homeAssistantDiscovery", "cmdPlayItem", "cmdBrowse", "metrics",
+            "cmdSkipToChapter",
         ]
         for channel in channels {
             #expect(report.output.contains("channel \(channel) "), "no message on \(channel):\n\(report.output)")

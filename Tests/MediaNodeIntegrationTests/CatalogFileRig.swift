@@ -2,6 +2,7 @@ import CatalogStore
 import Foundation
 import Logging
 import MediaJSON
+import MediaNode
 import MediaNodeTesting
 
 /// A node whose catalog is one MediaNode JSON catalog file (docs/catalog-format.md), refreshed into a real
@@ -22,7 +23,8 @@ struct CatalogFileRig {
     }
 
     static func start(_ items: [Item], artworkTimeout: Duration = .seconds(8),
-                      logger: Logger = Logger(label: "medianode")) async throws -> CatalogFileRig {
+                      logger: Logger = Logger(label: "medianode"),
+                      configure: (inout NodeConfiguration) -> Void = { _ in }) async throws -> CatalogFileRig {
         let directory = try AudioFixtures.makeTemporaryDirectory("catalog-file")
         let nodes: [JSONValue] = items.map { item in
             var node = item.fields
@@ -41,7 +43,7 @@ struct CatalogFileRig {
         let source = try RemoteCatalogProvider(location: catalog.path, fetcher: StandardCatalogFetcher()).source
         let rig = try await ContentRig.start(
             directory: directory, withLibrary: false, remoteCatalogs: [catalog.path], artworkTimeout: artworkTimeout,
-            logger: logger)
+            logger: logger, configure: configure)
         var identifiers: [String: String] = [:]
         for item in items { identifiers[item.id] = "\(source.identifier)/\(item.id)" }
         return CatalogFileRig(rig: rig, identifiers: identifiers)

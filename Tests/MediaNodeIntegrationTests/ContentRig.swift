@@ -41,7 +41,8 @@ struct ContentRig {
     static func start(
         broker: MosquittoBroker? = nil, directory: URL? = nil, withLibrary: Bool = true, remoteCatalogs: [String] = [],
         content: ContentSettings = ContentSettings(progressInterval: .milliseconds(500)),
-        artworkTimeout: Duration = .seconds(8), autoDownload: Int = 0, logger: Logger = Logger(label: "medianode")
+        artworkTimeout: Duration = .seconds(8), autoDownload: Int = 0, logger: Logger = Logger(label: "medianode"),
+        configure: (inout NodeConfiguration) -> Void = { _ in }
     ) async throws -> ContentRig {
         let broker = if let broker { broker } else { try await MosquittoBroker() }
         let directory = try directory ?? AudioFixtures.makeTemporaryDirectory("content")
@@ -63,6 +64,7 @@ struct ContentRig {
             content: content)
         // Automatic downloads only where a test asks for them: they would change what the others measure.
         settings.downloads.autoDownload = autoDownload
+        configure(&settings)
         let configuration = settings
         var mqtt = configuration.mqttConfiguration
         mqtt.reconnectDelay = (0, 1)

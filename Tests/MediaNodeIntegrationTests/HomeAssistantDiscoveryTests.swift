@@ -54,7 +54,7 @@ final class HomeAssistantDiscoveryTests {
         #expect(report.status == 0, "Home Assistant refused the discovery:\n\(report.output)")
         // Home Assistant's own code says which entities it would create, and on which topics.
         let expected = [
-            "sensor state", "sensor title", "sensor artist", "sensor album", "image artwork", "button play",
+            "sensor state", "sensor title", "sensor artist", "sensor album", "sensor chapter", "image artwork", "button play",
             "button pause", "button next", "button previous", "button stop", "select repeat", "select shuffle",
             "number volume", "switch mute",
         ] + (speaks ? ["text announce"] : [])
@@ -77,7 +77,8 @@ final class HomeAssistantDiscoveryTests {
         let rendered = [
             "render \(id)_state nowplaying playing -> playing", "render \(id)_title nowplaying playing -> Style",
             "render \(id)_title nowplaying stopped -> None", "render \(id)_artist nowplaying playing -> Taylor Swift",
-            "render \(id)_album nowplaying playing -> 1989", "render \(id)_repeat queue -> all",
+            "render \(id)_album nowplaying playing -> 1989", "render \(id)_chapter nowplaying chapter -> The Crossing",
+            "render \(id)_chapter nowplaying playing -> None", "render \(id)_repeat queue -> all",
             "render \(id)_shuffle queue -> items", "render \(id)_volume volume -> 0.25", "render \(id)_mute volume -> ON",
             #"command \#(id)_repeat all -> {"repeatType": "all"}"#, #"command \#(id)_shuffle items -> {"shuffleType": "items"}"#,
             #"command \#(id)_volume 0.5 -> {"volume": 0.5}"#,

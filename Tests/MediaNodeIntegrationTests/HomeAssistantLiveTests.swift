@@ -21,7 +21,7 @@ final class HomeAssistantLiveTests {
 
     static let prefix = "medianode/car1-ha"
 
-    @Test("Home Assistant lists the node's 15 entities (14 on a node that cannot speak), shows what plays, and its pause button pauses the node")
+    @Test("Home Assistant lists the node's 16 entities (15 on a node that cannot speak), shows what plays, and its pause button pauses the node")
     func entitiesShowAndDrive() async throws {
         let library = scratch.appendingPathComponent("music")
         try await AudioFixtures.writeTone(
@@ -59,7 +59,7 @@ final class HomeAssistantLiveTests {
         #expect(try await state("sensor.car1_ha_state", { $0 == "stopped" }, timeout: .seconds(120)) == "stopped")
         let entities = [
             "sensor.car1_ha_state", "sensor.car1_ha_title", "sensor.car1_ha_artist", "sensor.car1_ha_album",
-            "image.car1_ha_artwork", "button.car1_ha_play", "button.car1_ha_pause", "button.car1_ha_next",
+            "sensor.car1_ha_chapter", "image.car1_ha_artwork", "button.car1_ha_play", "button.car1_ha_pause", "button.car1_ha_next",
             "button.car1_ha_previous", "button.car1_ha_stop", "select.car1_ha_repeat", "select.car1_ha_shuffle",
             "number.car1_ha_volume", "switch.car1_ha_mute",
         ] + (speaks ? ["text.car1_ha_announce"] : [])

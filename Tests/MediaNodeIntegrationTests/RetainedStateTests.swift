@@ -51,6 +51,8 @@ struct RetainedStateTests {
             "search", "changeVolume", "mute", "addToQueue", "removeFromQueue", "moveQueueItem", "download",
             // Version 1.2
             "announce",
+            // Version 1.3
+            "skipToChapter",
         ]
         for name in names {
             #expect(document[name]?["enabled"]?.boolValue != nil, "\(name) has no enabled flag")

@@ -18,21 +18,23 @@ struct HomeAssistantDiscoveryDocumentTests {
         #expect(discovery.configTopic == "ha/device/car_1/config")
         #expect(discovery.birthTopics == ["ha/status", "homeassistant/status"])
         let components = try #require(discovery.document["cmps"]?.objectValue)
-        #expect(components.count == 14)
+        #expect(components.count == 15)
+        // The chapter (version 1.3): the title now playing gives, unknown for an item without chapters.
+        #expect(components["chapter"]?["value_template"] == "{{ value_json.get('chapterTitle') }}")
         for (name, component) in components {
             #expect(component["unique_id"] == .string("car_1_\(name)"))
             #expect(component["p"]?.stringValue != nil)
         }
     }
 
-    @Test("a node that can speak has a 15th entity, the Announce text, whose value goes to announce as its text")
+    @Test("a node that can speak has a 16th entity, the Announce text, whose value goes to announce as its text")
     func announceText() throws {
         let topics = TopicLayout(prefix: "medianode/car1")
         let silent = HomeAssistantDiscovery(prefix: "homeassistant", nodeID: "car1", topics: topics, textToSpeech: false)
         #expect(silent.document["cmps"]?["announce"] == nil)
         let speaking = HomeAssistantDiscovery(prefix: "homeassistant", nodeID: "car1", topics: topics, textToSpeech: true)
         let components = try #require(speaking.document["cmps"]?.objectValue)
-        #expect(components.count == 15)
+        #expect(components.count == 16)
         let text = try #require(components["announce"])
         #expect(text["p"] == "text")
         #expect(text["command_topic"] == "medianode/car1/cmd/announce")

@@ -73,10 +73,10 @@ struct ListeningHistoryTests {
             try await Self.eventually(store.recorder, count: 1)
             #expect(store.recorder.recorded == ["listed false"], "the sections are listed again at start")
             let start = ContinuousClock.now
-            history.playbackChanged(Self.snapshot("a", .playing, elapsed: 40))
-            history.playbackReported(.trackStarted(identifier: "a"))
+            await history.playbackChanged(Self.snapshot("a", .playing, elapsed: 40))
+            await history.playbackReported(.trackStarted(identifier: "a"))
             try await Task.sleep(for: .milliseconds(300))
-            history.playbackChanged(Self.snapshot("a", .paused, elapsed: 40.3))
+            await history.playbackChanged(Self.snapshot("a", .paused, elapsed: 40.3))
             // On a loaded machine the 300 ms can stretch: what counts is the playing time really given.
             let playedBeforePause = ContinuousClock.now - start
             try await Task.sleep(for: .milliseconds(600))
@@ -84,7 +84,7 @@ struct ListeningHistoryTests {
                 #expect(store.recorder.recorded.count == 1, "paused after \(playedBeforePause) of play: not yet played")
             }
             let resumed = ContinuousClock.now
-            history.playbackChanged(Self.snapshot("a", .playing, elapsed: 40.3))
+            await history.playbackChanged(Self.snapshot("a", .playing, elapsed: 40.3))
             try await Self.eventually(store.recorder, count: 2)
             let elapsed = ContinuousClock.now - start
             #expect(store.recorder.recorded.last == "played a")
@@ -107,18 +107,18 @@ struct ListeningHistoryTests {
         let history = Self.history(store, threshold: .milliseconds(600))
         try await Self.running(history) {
             try await Self.eventually(store.recorder, count: 1)
-            history.playbackChanged(Self.snapshot("a", .playing))
-            history.playbackReported(.trackStarted(identifier: "a"))
+            await history.playbackChanged(Self.snapshot("a", .playing))
+            await history.playbackReported(.trackStarted(identifier: "a"))
             try await Task.sleep(for: .milliseconds(100))
             // Skipped before the mark: b starts from nothing.
-            history.playbackReported(.trackEnded(identifier: "a", reason: .skipped, position: 0.2))
-            history.playbackChanged(Self.snapshot("b", .playing))
-            history.playbackReported(.trackStarted(identifier: "b"))
+            await history.playbackReported(.trackEnded(identifier: "a", reason: .skipped, position: 0.2))
+            await history.playbackChanged(Self.snapshot("b", .playing))
+            await history.playbackReported(.trackStarted(identifier: "b"))
             try await Self.eventually(store.recorder, count: 2)
             #expect(store.recorder.recorded.last == "played b")
             // Repeat one: b ends and sounds again, a second load of it.
-            history.playbackReported(.trackEnded(identifier: "b", reason: .finished, position: 100))
-            history.playbackReported(.trackStarted(identifier: "b"))
+            await history.playbackReported(.trackEnded(identifier: "b", reason: .finished, position: 100))
+            await history.playbackReported(.trackStarted(identifier: "b"))
             try await Self.eventually(store.recorder, count: 3)
             #expect(store.recorder.recorded == ["listed false", "played b", "played b"])
         }
@@ -153,8 +153,8 @@ struct ListeningHistoryTests {
             try await Self.eventually(store.recorder, count: 1)
             let start = ContinuousClock.now
             for index in 0..<3 {
-                history.playbackChanged(Self.snapshot("item\(index)", .playing))
-                history.playbackReported(.trackStarted(identifier: "item\(index)"))
+                await history.playbackChanged(Self.snapshot("item\(index)", .playing))
+                await history.playbackReported(.trackStarted(identifier: "item\(index)"))
             }
             history.feedbackChanged("item1", to: ItemFeedback(liked: true))
             #expect(ContinuousClock.now - start < .milliseconds(100), "observing waited for the store")

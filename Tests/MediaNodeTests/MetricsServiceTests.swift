@@ -84,16 +84,16 @@ struct MetricsServiceTests {
             retained: RetainedPublisher(transport: transport, logger: Logger(label: "test")), topic: "P/metrics",
             ready: Latch(), catalogFile: nil, logger: Logger(label: "test"))
         let began = ContinuousClock.now
-        service.playbackChanged(PlaybackSnapshot(state: .playing))
+        await service.playbackChanged(PlaybackSnapshot(state: .playing))
         try await Task.sleep(for: .milliseconds(1100))
-        service.playbackChanged(PlaybackSnapshot(state: .paused))
+        await service.playbackChanged(PlaybackSnapshot(state: .paused))
         // On a loaded machine the sleep can last longer than asked: the count follows the time really played.
         let played = Double((ContinuousClock.now - began).components.seconds)
         try await Task.sleep(for: .milliseconds(300))
-        service.playbackChanged(PlaybackSnapshot(state: .paused))
-        service.playbackReported(.stalled(identifier: "station:1"))
-        service.playbackReported(.error(identifier: "track:9", AudioError(.item, "gone")))
-        service.playbackReported(.trackStarted(identifier: "track:1"))
+        await service.playbackChanged(PlaybackSnapshot(state: .paused))
+        await service.playbackReported(.stalled(identifier: "station:1"))
+        await service.playbackReported(.error(identifier: "track:9", AudioError(.item, "gone")))
+        await service.playbackReported(.trackStarted(identifier: "track:1"))
         let document = backend.document(at: service.moment())
         let seconds = document["playback"]?["secondsPlayed"]?.numberValue ?? -1
         #expect(seconds >= 1 && seconds <= played, "\(seconds) s counted, \(played) s played")

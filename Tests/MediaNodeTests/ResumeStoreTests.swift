@@ -30,10 +30,6 @@ struct ResumeStoreTests {
         }
     }
 
-    final class Origin: QueueOrigin, @unchecked Sendable {
-        var queueContext: [String] = []
-    }
-
     static func catalog(_ identifiers: [String]) -> InMemoryContentCatalog {
         let catalog = InMemoryContentCatalog()
         catalog.add(.container("album:A", title: "A"))
@@ -66,12 +62,12 @@ struct ResumeStoreTests {
     }
 
     static func store(_ memory: Memory, catalog: InMemoryContentCatalog, engine: InMemoryAudioEngine,
-                      playback: PlaybackController, origin: Origin, mode: ResumeMode = .paused) -> ResumeStore {
+                      playback: PlaybackController, mode: ResumeMode = .paused) -> ResumeStore {
         let ready = Latch()
         ready.open()
         return ResumeStore(
-            memory: memory, playback: playback, items: QueueItemMaker(catalog: catalog, downloads: nil), origin: origin,
-            mode: mode, progressInterval: .seconds(3600), ready: ready, logger: Logger(label: "test"))
+            memory: memory, playback: playback, items: QueueItemMaker(catalog: catalog, downloads: nil),
+            mode: mode, ready: ready, logger: Logger(label: "test"))
     }
 
     @Test("puts the saved queue back paused, with its context, and saves it paused at shutdown")
@@ -79,13 +75,12 @@ struct ResumeStoreTests {
         let engine = InMemoryAudioEngine(clock: ManualPlaybackClock())
         let playback = PlaybackController(engine: engine)
         let memory = Memory(Self.saved())
-        let origin = Origin()
-        let store = Self.store(memory, catalog: Self.catalog(["t:1", "t:2", "t:3"]), engine: engine, playback: playback, origin: origin)
+        let store = Self.store(memory, catalog: Self.catalog(["t:1", "t:2", "t:3"]), engine: engine, playback: playback)
         try await Self.run(store) {
             let snapshot = await playback.snapshot
             #expect(snapshot.state == .paused && snapshot.item?.identifier == "t:1" && snapshot.elapsed == 30)
             #expect(snapshot.queue.identifiers == ["t:3", "t:1", "t:2"] && snapshot.queue.repeatMode == .one)
-            #expect(origin.queueContext == ["section:library", "album:A"])
+            #expect(snapshot.queue.context == ["section:library", "album:A"])
         }
         #expect(memory.saved?.state == "paused", "a node restored paused saves paused at shutdown")
         #expect(memory.saved?.entries == Self.saved().entries && memory.saved?.elapsed == 30)
@@ -96,8 +91,8 @@ struct ResumeStoreTests {
         let engine = InMemoryAudioEngine(clock: ManualPlaybackClock())
         let playback = PlaybackController(engine: engine)
         let memory = Memory(Self.saved(state: "paused"))
-        let store = Self.store(memory, catalog: Self.catalog(["t:1", "t:2", "t:3"]), engine: engine, playback: playback, origin: Origin())
-        let follower = Task { for await snapshot in playback.snapshots { store.playbackChanged(snapshot) } }
+        let store = Self.store(memory, catalog: Self.catalog(["t:1", "t:2", "t:3"]), engine: engine, playback: playback)
+        let follower = Task { for await snapshot in playback.snapshots { await store.playbackChanged(snapshot) } }
         defer { follower.cancel() }
         try await Self.run(store) {
             #expect(await playback.setRepeatMode(.all) == .success)
@@ -121,7 +116,7 @@ struct ResumeStoreTests {
             let engine = InMemoryAudioEngine(clock: ManualPlaybackClock())
             let playback = PlaybackController(engine: engine)
             let store = Self.store(
-                Memory(saved), catalog: Self.catalog(catalog), engine: engine, playback: playback, origin: Origin(), mode: mode)
+                Memory(saved), catalog: Self.catalog(catalog), engine: engine, playback: playback, mode: mode)
             try await Self.run(store) {
                 let snapshot = await playback.snapshot
                 #expect(snapshot.queue.identifiers == expected, "\(mode) \(saved.state) \(catalog)")

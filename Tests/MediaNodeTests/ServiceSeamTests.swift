@@ -20,10 +20,10 @@ struct ServiceSeamTests {
         var recorded: [String] { entries.withLock { $0 } }
     }
 
-    struct Stopping: PlaybackStopping {
+    struct Stopping: PlaybackObserver {
         let recorder: Recorder
         let engine: InMemoryAudioEngine
-        func settleBeforeAudioStops() async {
+        func audioStopping() async {
             recorder.record(engine.calls.contains(.shutdown) ? "settled after the audio stopped" : "settled")
         }
     }
@@ -36,7 +36,7 @@ struct ServiceSeamTests {
         ready.open()
         let service = PlaybackService(
             ready: ready, playback: PlaybackController(engine: engine), engine: engine,
-            stopping: Stopping(recorder: recorder, engine: engine))
+            observers: [Stopping(recorder: recorder, engine: engine)])
         let group = ServiceGroup(configuration: .init(services: [service], logger: Logger(label: "test")))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

@@ -358,7 +358,7 @@
     view = {
       prefix, nowPlaying: null, commands: {}, volume: null, context: {}, queue: null,
       artworkTopic: null, artworkURL: null, tree: null, frame: 0,
-      announcements: new Map(), announcement: null,
+      announcements: new Map(), announcement: null, chaptersOf: null, chapters: null,
     };
     $('fleet-view').classList.add('hidden');
     $('node-view').classList.remove('hidden');
@@ -468,6 +468,7 @@
     }
     renderCommands();
     renderQueue();
+    renderChapters();
     // The bar moves on its own between messages: the node publishes on changes, never on a clock tick.
     cancelAnimationFrame(view.frame);
     tick();
@@ -516,6 +517,7 @@
     const volume = view.commands.changeVolume;
     if (volume && typeof volume.volume === 'number' && !view.volume) renderVolume(volume.volume);
     renderAnnounceBox();
+    if (view.chapters) renderChapterList();
   }
 
   function renderVolume(fallback) {
@@ -730,6 +732,56 @@
       row.appendChild(add);
     }
     return row;
+  }
+
+  // MARK: - Chapters
+
+  /// "Chapter 7 of 23 — The Crossing" under the title, and the item's chapters to jump in. The list comes
+  /// from the item's contentItem answer, asked once per item; the current chapter from now playing, which
+  /// the node publishes as each boundary is crossed.
+  function renderChapters() {
+    const np = view.nowPlaying || {};
+    const has = typeof np.chapterNumber === 'number' && typeof np.chapterCount === 'number' && np.identifier;
+    $('np-chapter').textContent = has
+      ? `Chapter ${np.chapterNumber + 1} of ${np.chapterCount}` + (np.chapterTitle ? ' — ' + np.chapterTitle : '') : '';
+    $('chapters-card').classList.toggle('hidden', !has);
+    if (!has) { view.chaptersOf = null; view.chapters = null; return; }
+    if (view.chaptersOf !== np.identifier) {
+      const identifier = np.identifier;
+      view.chaptersOf = identifier;
+      view.chapters = null;
+      send('contentItem', { identifier, quiet: true }).then((reply) => {
+        if (!view || view.chaptersOf !== identifier) return;
+        const data = reply && reply.status === 'success' ? reply.data : null;
+        view.chapters = data && Array.isArray(data.chapters) ? data.chapters : [];
+        renderChapterList();
+      });
+    }
+    renderChapterList();
+  }
+
+  function renderChapterList() {
+    const np = view.nowPlaying || {};
+    const chapters = view.chapters || [];
+    $('chapters-count').textContent = chapters.length ? String(chapters.length) : '';
+    const enabled = !view.commands.skipToChapter || view.commands.skipToChapter.enabled !== false;
+    $('chapters').replaceChildren(...chapters.map((chapter, index) => {
+      const row = document.createElement('li');
+      row.dataset.chapter = index;
+      if (index === np.chapterNumber) row.classList.add('current');
+      const title = document.createElement('span');
+      title.className = 'title';
+      title.textContent = (index + 1) + '. ' + (chapter.title || 'Chapter ' + (index + 1));
+      const start = document.createElement('span');
+      start.className = 'kind';
+      start.textContent = formatTime(chapter.startTime) || '0:00';
+      row.append(title, start);
+      if (enabled) {
+        row.classList.add('clickable');
+        row.addEventListener('click', () => send('skipToChapter', { chapterNumber: index }));
+      }
+      return row;
+    }));
   }
 
   // MARK: - Search and queue

@@ -1,4 +1,5 @@
 #include "taglib_reader.h"
+#include "chapters.h"
 #include "gain_tags.h"
 #include "mp4_track_tags.h"
 #include "release_tags.h"
@@ -195,6 +196,19 @@ void storePicture(const Picture &picture, MNTagLibTags *tags) {
     tags->pictureMimeType = copy(picture.mimeType);
 }
 
+// Copies the chapters out for Swift (malloc'd, freed with the tags).
+void storeChapters(const std::vector<RawChapter> &chapters, MNTagLibTags *tags) {
+    if (chapters.empty()) return;
+    auto *list = static_cast<MNChapter *>(std::calloc(chapters.size(), sizeof(MNChapter)));
+    if (list == nullptr) return;
+    for (size_t index = 0; index < chapters.size(); ++index) {
+        list[index].startMilliseconds = chapters[index].startMilliseconds;
+        list[index].title = copy(chapters[index].title);
+    }
+    tags->chapters = list;
+    tags->chapterCount = static_cast<int>(chapters.size());
+}
+
 // Fills what the movie-level tag left out from the track's own items.
 void fillFromTrack(const MP4TrackTags &track, MNTagLibTags *tags) {
     if (tags->title == nullptr) tags->title = copy(track.title);
@@ -247,6 +261,7 @@ extern "C" int mn_taglib_read(const char *path, MNTagLibTags *tags) {
         tags->r128TrackGain = copy(gains.r128TrackGain);
         tags->r128AlbumGain = copy(gains.r128AlbumGain);
         storePicture(embeddedPicture(file.file()), tags);
+        storeChapters(fileChapters(file.file()), tags);
         return 1;
     } catch (const std::bad_alloc &) {
         mn_taglib_tags_free(tags);
@@ -267,6 +282,10 @@ extern "C" void mn_taglib_tags_free(MNTagLibTags *tags) {
         std::free(*gain);
         *gain = nullptr;
     }
+    for (int index = 0; index < tags->chapterCount; ++index) std::free(tags->chapters[index].title);
+    std::free(tags->chapters);
+    tags->chapters = nullptr;
+    tags->chapterCount = 0;
     tags->title = tags->artist = tags->album = tags->genre = tags->composer = tags->pictureMimeType = nullptr;
     tags->picture = nullptr;
     tags->pictureSize = 0;

@@ -18,6 +18,9 @@ public struct CatalogSnapshot: Sendable {
     public var localFiles: [LocalFileRecord]?
     /// A display title for the source (feed title), if the content names itself.
     public var title: String?
+    /// What the provider found wrong but left out rather than refuse the content for it (bad chapter data),
+    /// one line each, for the refresher to log.
+    public var problems: [String] = []
 
     /// The key under which top-level nodes are listed in `children`.
     public static let topLevelKey = ""
@@ -137,11 +140,14 @@ public struct AudioTags: Sendable, Hashable, Codable {
     public var discCount: Int?
     /// From ReplayGain or R128 tags, when the file carries plausible ones.
     public var loudness: ContentLoudness?
+    /// The file's chapters (checked: see `ContentChapter.validated`); nil when it has none.
+    public var chapters: [ContentChapter]?
 
     public init(
         title: String? = nil, artist: String? = nil, album: String? = nil, genre: String? = nil,
         year: Int? = nil, trackNumber: Int? = nil, discNumber: Int? = nil, duration: Double? = nil,
-        composer: String? = nil, trackCount: Int? = nil, discCount: Int? = nil, loudness: ContentLoudness? = nil
+        composer: String? = nil, trackCount: Int? = nil, discCount: Int? = nil, loudness: ContentLoudness? = nil,
+        chapters: [ContentChapter]? = nil
     ) {
         self.title = title
         self.artist = artist
@@ -155,5 +161,6 @@ public struct AudioTags: Sendable, Hashable, Codable {
         self.trackCount = trackCount
         self.discCount = discCount
         self.loudness = loudness
+        self.chapters = chapters
     }
 }

@@ -8,9 +8,16 @@ public protocol ContentCatalog: Sendable {
     /// The item with this identifier, container or playable, with its current playback progress; nil if unknown.
     func item(identifier: String) async throws -> ContentItem?
 
+    /// The playable item whose audio is at `uri` (a `file://` or stream URL); nil if none is.
+    func item(uri: String) async throws -> ContentItem?
+
     /// The items with these identifiers that the catalog holds, by identifier: one read for many (a queue
     /// restored at start), where `item(identifier:)` in a loop would pay a read each.
     func items(identifiers: [String]) async throws -> [String: ContentItem]
+
+    /// The chapters of a playable item, nil when it has none: pages of children leave them out, and a queue
+    /// made from a page reads them here.
+    func chapters(of identifier: String) async throws -> [ContentChapter]?
 
     /// How many children a container has; 0 for playables and unknown identifiers.
     func childCount(of containerIdentifier: String) async throws -> Int
@@ -115,6 +122,13 @@ extension ContentCatalog {
 }
 
 extension ContentCatalog {
+    public func chapters(of identifier: String) async throws -> [ContentChapter]? {
+        try await item(identifier: identifier)?.chapters
+    }
+
+    /// A catalog that cannot look items up by location knows none there.
+    public func item(uri: String) async throws -> ContentItem? { nil }
+
     public func items(identifiers: [String]) async throws -> [String: ContentItem] {
         var found: [String: ContentItem] = [:]
         for identifier in identifiers {

@@ -20,7 +20,14 @@ extension ContentItem {
         if let status = shownDownloadStatus { fields["downloadStatus"] = .string(status.rawValue) }
         if let downloadProgress { fields["downloadProgress"] = .number(downloadProgress) }
         if let loudness = loudness?.published { fields["loudness"] = .number(loudness) }
+        if let chapters = chaptersJSON { fields["chapters"] = chapters }
         return .object(fields)
+    }
+
+    /// `[{"title": ..., "startTime": ...}, ...]`, nil for an item without chapters.
+    public var chaptersJSON: JSONValue? {
+        guard let chapters, !chapters.isEmpty else { return nil }
+        return .array(chapters.map { ["title": .string($0.title), "startTime": .number($0.startTime)] })
     }
 }
 
@@ -28,18 +35,17 @@ extension ContentItem {
     /// `json(artworkTopic:)` written straight into bytes, keys in the order `jsonBytes` sorts them.
     func write(to writer: inout JSONByteWriter, artworkTopic: (String) -> String) {
         writer.raw("{\"artwork\":")
-        if let artworkKey, let format = artworkFormat {
-            writer.raw("{\"height\":")
-            writer.number(format.height)
-            writer.raw(",\"mimeType\":")
-            writer.string(format.mimeType)
-            writer.raw(",\"topic\":")
-            writer.string(artworkTopic(artworkKey))
-            writer.raw(",\"width\":")
-            writer.number(format.width)
-            writer.raw("}")
-        } else {
-            writer.null()
+        writeArtwork(to: &writer, artworkTopic: artworkTopic)
+        if let chapters, !chapters.isEmpty {
+            writer.raw(",\"chapters\":[")
+            for (index, chapter) in chapters.enumerated() {
+                writer.raw(index == 0 ? "{\"startTime\":" : ",{\"startTime\":")
+                writer.number(chapter.startTime)
+                writer.raw(",\"title\":")
+                writer.string(chapter.title)
+                writer.raw("}")
+            }
+            writer.raw("]")
         }
         if let downloadProgress {
             writer.raw(",\"downloadProgress\":")
@@ -69,6 +75,22 @@ extension ContentItem {
         writer.string(subtitle)
         writer.raw(",\"title\":")
         writer.string(title)
+        writer.raw("}")
+    }
+
+    private func writeArtwork(to writer: inout JSONByteWriter, artworkTopic: (String) -> String) {
+        guard let artworkKey, let format = artworkFormat else {
+            writer.null()
+            return
+        }
+        writer.raw("{\"height\":")
+        writer.number(format.height)
+        writer.raw(",\"mimeType\":")
+        writer.string(format.mimeType)
+        writer.raw(",\"topic\":")
+        writer.string(artworkTopic(artworkKey))
+        writer.raw(",\"width\":")
+        writer.number(format.width)
         writer.raw("}")
     }
 }

@@ -49,6 +49,11 @@ public struct ContentItem: Sendable, Hashable, Codable {
     public var downloadProgress: Double?
     /// Loudness from the item's tags or the node's measurement, once known (published as `loudness`).
     public var loudness: ContentLoudness?
+    /// The item's chapters in order (an audiobook's, a long episode's), from its file or its feed; nil when it
+    /// has none. Read with the item itself (`contentItem`, the queue), not with pages of the tree.
+    public var chapters: [ContentChapter]?
+    /// Where a feed says the chapters are (Podcasting 2.0 `podcast:chapters`), fetched with the feed.
+    public var chaptersURL: String?
 
     public init(
         identifier: String, title: String, subtitle: String? = nil, artworkKey: String? = nil,

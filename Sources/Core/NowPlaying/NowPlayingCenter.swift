@@ -26,12 +26,13 @@ public struct NowPlayingCenter: Sendable {
     }
 
     /// Builds the candidate from a controller snapshot and offers it (see `NowPlayingInfo.init(snapshot:)`).
+    /// - Parameter now: when the document goes out; it names the chapter the audio is in then.
     public mutating func offer(
         snapshot: PlaybackSnapshot, catalog: NowPlayingMetadata? = nil, artwork: NowPlayingArtwork? = nil,
-        nowPlayingIdentifiers: [String]? = nil
+        nowPlayingIdentifiers: [String]? = nil, at now: Double? = nil
     ) -> JSONValue? {
         offer(NowPlayingInfo(
-            snapshot: snapshot, catalog: catalog, artwork: artwork, nowPlayingIdentifiers: nowPlayingIdentifiers))
+            snapshot: snapshot, catalog: catalog, artwork: artwork, nowPlayingIdentifiers: nowPlayingIdentifiers, at: now))
     }
 
     /// Forgets what was published, so the next candidate goes out whatever it says (after a broker

@@ -48,7 +48,7 @@ extension NowPlayingMetadata {
         var members: [String: JSONValue] = [:]
         let texts: [(String, String?)] = [
             ("title", title), ("artist", artist), ("albumTitle", albumTitle), ("genre", genre),
-            ("releaseDate", releaseDate), ("composer", composer),
+            ("releaseDate", releaseDate), ("composer", composer), ("chapterTitle", chapterTitle),
         ]
         for (key, value) in texts { members[key] = value.map(JSONValue.string) }
         let numbers: [(String, Int?)] = [

@@ -86,16 +86,23 @@ public struct NowPlayingInfo: Sendable, Equatable {
     ///     (`NowPlayingMetadata(item:)`). The stream's tags fill what it lacks.
     ///   - artwork: the item's published artwork, once it has arrived (S13: now playing never waits).
     ///   - nowPlayingIdentifiers: the playing item's identifier path, from the content tree.
+    ///   - now: when the document goes out (seconds since the epoch): the chapter is the one the audio is in
+    ///     then, which may be later than the snapshot's `timestamp`; nil: at `timestamp`.
     public init(
         snapshot: PlaybackSnapshot, catalog: NowPlayingMetadata? = nil, artwork: NowPlayingArtwork? = nil,
-        nowPlayingIdentifiers: [String]? = nil
+        nowPlayingIdentifiers: [String]? = nil, at now: Double? = nil
     ) {
         guard snapshot.state != .stopped, let item = snapshot.item else {
             self = .stopped
             return
         }
-        let metadata = NowPlayingMetadata.merged(
+        var metadata = NowPlayingMetadata.merged(
             catalog: catalog ?? NowPlayingMetadata(item: item), tags: snapshot.tags, isLiveStream: item.isLiveStream)
+        // Only the item's own chapters, where the audio is: an item without any shows none of the three keys.
+        let chapter = item.chapters.index(at: snapshot.elapsed(at: now ?? snapshot.timestamp))
+        metadata.chapterNumber = chapter
+        metadata.chapterCount = chapter.map { _ in item.chapters.count }
+        metadata.chapterTitle = chapter.map { item.chapters[$0].title }
         self.init(
             state: snapshot.state, timestamp: snapshot.timestamp, elapsedPlaybackTime: snapshot.elapsed,
             playbackRate: snapshot.playbackRate, defaultPlaybackRate: snapshot.defaultPlaybackRate,

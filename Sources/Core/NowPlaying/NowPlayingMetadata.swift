@@ -15,15 +15,16 @@ public struct NowPlayingMetadata: Sendable, Equatable {
     /// Counts from 1.
     public var discNumber: Int?
     public var discCount: Int?
-    /// Counts from 0, as in MPNowPlayingInfo.
+    /// The chapter the audio is in, counting from 0, as in MPNowPlayingInfo.
     public var chapterNumber: Int?
     public var chapterCount: Int?
+    public var chapterTitle: String?
 
     public init(
         title: String? = nil, artist: String? = nil, albumTitle: String? = nil, genre: String? = nil,
         releaseDate: String? = nil, composer: String? = nil, albumTrackNumber: Int? = nil,
         albumTrackCount: Int? = nil, discNumber: Int? = nil, discCount: Int? = nil,
-        chapterNumber: Int? = nil, chapterCount: Int? = nil
+        chapterNumber: Int? = nil, chapterCount: Int? = nil, chapterTitle: String? = nil
     ) {
         self.title = title
         self.artist = artist
@@ -37,10 +38,12 @@ public struct NowPlayingMetadata: Sendable, Equatable {
         self.discCount = discCount
         self.chapterNumber = chapterNumber
         self.chapterCount = chapterCount
+        self.chapterTitle = chapterTitle
     }
 
     /// What the catalog knows about a queue item: its own fields, plus the keys of `userInfoKeys`
-    /// found in `userInfo` (the queue item has no dedicated fields for them).
+    /// found in `userInfo` (the queue item has no dedicated fields for them). The chapter keys depend on
+    /// where the audio is: see `NowPlayingInfo(snapshot:...)`.
     public init(item: QueueItem) {
         let info = item.userInfo
         func number(_ key: String) -> Int? { info[key].flatMap { Int($0) } }
@@ -48,14 +51,12 @@ public struct NowPlayingMetadata: Sendable, Equatable {
             title: item.title, artist: item.artist, albumTitle: item.albumTitle, genre: info["genre"],
             releaseDate: info["releaseDate"], composer: info["composer"],
             albumTrackNumber: number("albumTrackNumber"), albumTrackCount: number("albumTrackCount"),
-            discNumber: number("discNumber"), discCount: number("discCount"),
-            chapterNumber: number("chapterNumber"), chapterCount: number("chapterCount"))
+            discNumber: number("discNumber"), discCount: number("discCount"))
     }
 
     /// The `QueueItem.userInfo` keys `init(item:)` reads, named after their now-playing keys.
     public static let userInfoKeys: Set<String> = [
         "genre", "releaseDate", "composer", "albumTrackNumber", "albumTrackCount", "discNumber", "discCount",
-        "chapterNumber", "chapterCount",
     ]
 
     /// What the stream reported (GStreamer tag messages, ICY metadata).
@@ -79,7 +80,7 @@ public struct NowPlayingMetadata: Sendable, Equatable {
             releaseDate: text(releaseDate), composer: text(composer),
             albumTrackNumber: atLeast(1, albumTrackNumber), albumTrackCount: atLeast(1, albumTrackCount),
             discNumber: atLeast(1, discNumber), discCount: atLeast(1, discCount),
-            chapterNumber: atLeast(0, chapterNumber), chapterCount: atLeast(1, chapterCount))
+            chapterNumber: atLeast(0, chapterNumber), chapterCount: atLeast(1, chapterCount), chapterTitle: text(chapterTitle))
     }
 
     /// Keeps every key this one has and takes the rest from `other`: the catalog is curated, tags
@@ -91,7 +92,7 @@ public struct NowPlayingMetadata: Sendable, Equatable {
             composer: composer ?? other.composer, albumTrackNumber: albumTrackNumber ?? other.albumTrackNumber,
             albumTrackCount: albumTrackCount ?? other.albumTrackCount, discNumber: discNumber ?? other.discNumber,
             discCount: discCount ?? other.discCount, chapterNumber: chapterNumber ?? other.chapterNumber,
-            chapterCount: chapterCount ?? other.chapterCount)
+            chapterCount: chapterCount ?? other.chapterCount, chapterTitle: chapterTitle ?? other.chapterTitle)
     }
 
     /// Merges the catalog with the stream's tags. For a live stream the catalog's title names the

@@ -9,14 +9,28 @@ import Foundation
 /// known which item is being heard (a gapless switch happens on a streaming thread) and how far a speed
 /// ramp has got. No other code multiplies gains.
 public struct OutputGain: Sendable, Equatable {
-    /// The listener's level, 0...1, before the cubic curve.
-    public var level: Double
-    /// The duck's factor while an interruption ducks playback, else 1.
-    public var duck: Double
+    /// The listener's level, 0...1, before the cubic curve. Clamped here, as it is set, and nowhere else:
+    /// whoever holds an `OutputGain` holds a level in range (NaN counts as 0, silence).
+    public var level: Double {
+        get { clampedLevel }
+        set { clampedLevel = Self.clamp(newValue, 0, 1) }
+    }
+    /// The duck's factor while an interruption or an announcement ducks playback, else 1; 0...1.
+    public var duck: Double {
+        get { clampedDuck }
+        set { clampedDuck = Self.clamp(newValue, 0, 1) }
+    }
     public var isMuted: Bool
     /// The speed-dependent gain the output moves to, in dB (0...`SpeedVolume.maximumGainDb`); the engine
     /// ramps to it over `rampSeconds`.
-    public var speedDb: Double
+    public var speedDb: Double {
+        get { clampedSpeedDb }
+        set { clampedSpeedDb = Self.clamp(newValue, 0, SpeedVolume.maximumGainDb) }
+    }
+
+    private var clampedLevel = 1.0
+    private var clampedDuck = 1.0
+    private var clampedSpeedDb = 0.0
 
     /// Over about a second, so a change of speed gain is heard as a swell, not a step.
     public static let rampSeconds = 1.0
@@ -24,21 +38,19 @@ public struct OutputGain: Sendable, Equatable {
     public static let maximumAmplitude = 10.0
 
     public init(level: Double = 1, duck: Double = 1, isMuted: Bool = false, speedDb: Double = 0) {
+        self.isMuted = isMuted
         self.level = level
         self.duck = duck
-        self.isMuted = isMuted
         self.speedDb = speedDb
     }
 
-    /// The output amplitude for `item` with the speed gain at `speedDb` (the ramp's value now): the level
-    /// cubed (the curve desktop mixers use, so 0.5 sounds about half as loud), times the duck, the speed and
-    /// loudness gains, zero while muted; never more than brings the item's peak to full scale (an unknown
-    /// peak counts as full scale), so no gain makes the output clip.
+    /// The output amplitude for `item` with the speed gain at `speedDb` (the ramp's value now, between two
+    /// targets this value held): the level cubed (the curve desktop mixers use, so 0.5 sounds about half as
+    /// loud), times the duck, the speed and loudness gains, zero while muted; never more than brings the
+    /// item's peak to full scale (an unknown peak counts as full scale), so no gain makes the output clip.
     public func amplitude(speedDb: Double, item: ItemGain) -> Double {
         guard !isMuted else { return 0 }
-        let level = Self.clamp(level, 0, 1)
-        let gainDb = Self.clamp(speedDb, 0, SpeedVolume.maximumGainDb) + item.loudnessDb
-        let raw = level * level * level * Self.clamp(duck, 0, 1) * Self.amplitude(decibels: gainDb)
+        let raw = level * level * level * duck * Self.amplitude(decibels: speedDb + item.loudnessDb)
         return min(raw, item.ceiling, Self.maximumAmplitude)
     }
 

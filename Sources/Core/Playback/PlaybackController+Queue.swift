@@ -1,37 +1,36 @@
-// MARK: - The queue: replacing it and its modes
+// MARK: - The queue's commands: replacing it and its modes
 
 extension PlaybackController {
     /// Replaces the queue with `items`, positioned at `index` (in the order given), and loads that
     /// item: playing if `play`, else paused and ready (S32: prepareQueue). The repeat and shuffle
-    /// modes carry over; with shuffle on, the start item plays first.
+    /// modes carry over; with shuffle on, the start item plays first. `context`: where in the content
+    /// tree the items came from (now playing's identifier path).
     ///
     /// `onStart`, when the load succeeds, is told in the same turn's wake once audio really plays, or
     /// why it never will (replaced, stopped, paused, failed): registered before any later command can
     /// slip in, so a caller can answer later without holding up the commands after it (S24).
     @discardableResult
-    public func setQueue(_ items: [QueueItem], startAt index: Int = 0, play: Bool,
+    public func setQueue(_ items: [QueueItem], startAt index: Int = 0, play: Bool, context: [String] = [],
                          onStart: (@Sendable (PlaybackOutcome) -> Void)? = nil) async -> PlaybackOutcome {
         await exclusively {
             guard !items.isEmpty else { return .failed(.invalid("the queue has no items")) }
             guard items.indices.contains(index) else {
                 return .failed(.invalid("start index \(index) is outside the \(items.count) items"))
             }
-            await cancelSeekHold()
-            await endCurrentTrack(.skipped)
-            queue.replaceItems(items, startAt: index)
-            consecutiveFailures = 0
-            let outcome = await loadCurrent(playing: play)
-            if let onStart, outcome.isSuccess {
-                if currentStarted { onStart(.success) } else { startWaiters.append(onStart) }
-            }
+            await playhead.cancelSeekHold()
+            await transport.endCurrentTrack(.skipped)
+            queue.replace(items, startAt: index, context: context)
+            loads.consecutiveFailures = 0
+            let outcome = await transport.loadCurrent(playing: play)
+            if let onStart, outcome.isSuccess { loads.whenStarted(onStart) }
             return outcome
         }
     }
 
     /// Loads `items` without playing (S32); a later play starts them.
     @discardableResult
-    public func prepareQueue(_ items: [QueueItem], startAt index: Int = 0) async -> PlaybackOutcome {
-        await setQueue(items, startAt: index, play: false)
+    public func prepareQueue(_ items: [QueueItem], startAt index: Int = 0, context: [String] = []) async -> PlaybackOutcome {
+        await setQueue(items, startAt: index, play: false, context: context)
     }
 
     /// Adopts `mode` (S10: the target state; the same mode twice is harmless). Works with nothing
@@ -39,10 +38,9 @@ extension PlaybackController {
     @discardableResult
     public func setRepeatMode(_ mode: RepeatMode) async -> PlaybackOutcome {
         await exclusively {
-            guard queue.repeatMode != mode else { return .success }
-            queue.repeatMode = mode
-            await updatePreload()
-            publish()
+            guard queue.setRepeatMode(mode) else { return .success }
+            await loads.updatePreload()
+            playhead.publish()
             return .success
         }
     }
@@ -52,47 +50,92 @@ extension PlaybackController {
     public func setShuffleMode(_ mode: ShuffleMode) async -> PlaybackOutcome {
         await exclusively {
             guard queue.setShuffleMode(mode) else { return .success }
-            await updatePreload()
-            publish()
+            await loads.updatePreload()
+            playhead.publish()
             return .success
         }
     }
 
-    // MARK: - Audio streams (language options)
+    // MARK: - Editing the queue while it plays
 
-    /// The audio streams of the current item (S1: enable/disableLanguageOption).
-    public func audioStreams() async -> [AudioStreamOption] {
-        guard queue.currentItem != nil, currentToken != nil else { return [] }
-        return await engine.audioStreams()
-    }
-
-    /// Switches to the audio stream at `index` of the current item.
+    /// Adds `items` after the current one or at the end; the playing item plays on. With nothing loaded
+    /// they become the queue, paused, as prepareQueue does.
     @discardableResult
-    public func selectAudioStream(_ index: Int) async -> PlaybackOutcome {
+    public func addToQueue(_ items: [QueueItem], _ insertion: QueueInsertion) async -> PlaybackOutcome {
         await exclusively {
-            guard queue.currentItem != nil, currentToken != nil else { return .failed(.nothingLoaded) }
-            let streams = await engine.audioStreams()
-            guard streams.contains(where: { $0.index == index }) else {
-                return .failed(.invalid("the item has no audio stream \(index)"))
+            guard !items.isEmpty else { return .failed(.invalid("there is nothing to add")) }
+            guard queue.currentItem != nil else {
+                await playhead.cancelSeekHold()
+                queue.replace(items, startAt: 0, context: nil)
+                loads.consecutiveFailures = 0
+                return await transport.loadCurrent(playing: false)
             }
-            do throws(AudioError) {
-                try await engine.selectAudioStream(index)
-            } catch {
-                return .failed(PlaybackFailure(error))
-            }
+            await loads.updatePreload(force: loads.follow(queue.insert(items, insertion)))
+            playhead.publish()
             return .success
         }
     }
 
-    /// Switches to the audio stream in `languageTag` (BCP 47, compared case-insensitively).
+    /// Removes the entry at play-order `index`. Removing the current item moves on to the next one,
+    /// playing or paused as before, or stops at the end.
     @discardableResult
-    public func selectAudioStream(languageTag: String) async -> PlaybackOutcome {
-        let streams = await audioStreams()
-        guard !streams.isEmpty || queue.currentItem != nil else { return .failed(.nothingLoaded) }
-        guard let stream = streams.first(where: { $0.languageTag?.lowercased() == languageTag.lowercased() })
-        else {
-            return .failed(.invalid("the item has no audio stream in \(languageTag)"))
+    public func removeFromQueue(at index: Int) async -> PlaybackOutcome {
+        await exclusively {
+            guard queue.queue.order.indices.contains(index) else { return .failed(queue.outOfRange("index", index)) }
+            guard index == queue.queue.currentIndex else {
+                await loads.updatePreload(force: loads.follow(queue.remove(at: index)))
+                playhead.publish()
+                return .success
+            }
+            let wasPlaying = playhead.state == .playing
+            await playhead.cancelSeekHold()
+            await transport.endCurrentTrack(.skipped)
+            _ = loads.follow(queue.remove(at: index))
+            guard queue.currentItem != nil else {
+                await transport.stopAtEnd()
+                return .success
+            }
+            loads.consecutiveFailures = 0
+            let outcome = await transport.loadCurrent(playing: wasPlaying)
+            // The removal happened whatever the next item does; a next item that cannot play is reported
+            // on its own (an error event), as when it is reached by playing.
+            if case .failed(.deviceLost) = outcome { return outcome }
+            return .success
         }
-        return await selectAudioStream(stream.index)
+    }
+
+    /// Moves an entry within the play order; the playing item keeps playing.
+    @discardableResult
+    public func moveQueueItem(from: Int, to: Int) async -> PlaybackOutcome {
+        await exclusively {
+            guard queue.queue.order.indices.contains(from) else { return .failed(queue.outOfRange("from", from)) }
+            guard queue.queue.order.indices.contains(to) else { return .failed(queue.outOfRange("to", to)) }
+            guard from != to else { return .success }
+            await loads.updatePreload(force: loads.follow(queue.move(from: from, to: to)))
+            playhead.publish()
+            return .success
+        }
+    }
+
+    // MARK: - Restoring the play state an earlier run saved (resume after a restart)
+
+    /// Puts back a queue an earlier run saved, with where it came from in the tree, its current item
+    /// paused at `position` and not yet loaded: the engine does no work at start (a stream is not
+    /// connected to, an offline episode does not fail), and the first `play` loads the item there. A
+    /// queue with nothing current leaves the node stopped.
+    public func restore(_ restored: PlaybackQueue, context: [String] = [], position elapsed: Double, rate restoredRate: Double) async {
+        await exclusively {
+            await transport.releaseEngine()
+            queue.restore(restored, context: context)
+            if restoredRate.isFinite, restoredRate > 0 { playhead.rate = restoredRate }
+            guard let item = queue.currentItem else {
+                playhead.publish()
+                return
+            }
+            playhead.state = .paused
+            loads.duration = item.duration
+            playhead.anchor(at: item.isLiveStream ? 0 : playhead.clamped(max(0, elapsed.isFinite ? elapsed : 0)))
+            playhead.publish()
+        }
     }
 }

@@ -21,4 +21,7 @@ public enum PlaybackEvent: Sendable, Equatable {
     case error(identifier: String?, AudioError)
     /// The item ran out of data while it played and waits for its buffer to fill (a network stream).
     case stalled(identifier: String)
+    /// The position jumped to `position` seconds in the item, whoever asked (a seek, a skip, a step of a held
+    /// button, previous restarting the item, the end of a held fast-forward): MPRIS's `Seeked`.
+    case seeked(identifier: String, position: Double)
 }

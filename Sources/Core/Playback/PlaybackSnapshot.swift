@@ -10,7 +10,8 @@ public enum SeekDirection: String, Sendable, Equatable {
     case forward, backward
 }
 
-/// Everything now playing and `P/queue` publish, true at `timestamp`.
+/// Everything now playing and `P/queue` publish, true at `timestamp` (the level is `OutputLevel`'s, on
+/// `P/volume`).
 ///
 /// The controller emits a new snapshot only when something changes (play, pause, seek, rate, track,
 /// queue, tags, duration), never on a clock tick: a reader computes the live position with
@@ -36,11 +37,6 @@ public struct PlaybackSnapshot: Sendable, Equatable {
     public var queue: QueueSummary
     /// Set while a seek button is held.
     public var seeking: SeekDirection?
-    /// The listener's level, 0...1, whatever a duck does to the output.
-    public var volume: Double
-    public var isMuted: Bool
-    /// The speed-dependent gain the output moves to, dB (reached within about a second).
-    public var speedGainDb: Double
     /// The current item's loudness (LUFS), from its tags or the node's measurement, once known.
     public var loudness: Double?
 
@@ -48,8 +44,7 @@ public struct PlaybackSnapshot: Sendable, Equatable {
         state: PlaybackState = .stopped, item: QueueItem? = nil, tags: StreamTags = StreamTags(),
         elapsed: Double = 0, timestamp: Double = 0, playbackRate: Double = 0, rate: Double = 1,
         defaultPlaybackRate: Double = 1, duration: Double? = nil, queue: QueueSummary = QueueSummary(),
-        seeking: SeekDirection? = nil, volume: Double = 1, isMuted: Bool = false,
-        speedGainDb: Double = 0, loudness: Double? = nil
+        seeking: SeekDirection? = nil, loudness: Double? = nil
     ) {
         self.state = state
         self.item = item
@@ -62,9 +57,6 @@ public struct PlaybackSnapshot: Sendable, Equatable {
         self.duration = duration
         self.queue = queue
         self.seeking = seeking
-        self.volume = volume
-        self.isMuted = isMuted
-        self.speedGainDb = speedGainDb
         self.loudness = loudness
     }
 

@@ -19,13 +19,16 @@ public struct QueueItem: Sendable, Hashable, Identifiable {
     public var startPosition: Double?
     /// Anything else a front end wants carried along with the item.
     public var userInfo: [String: String]
+    /// The item's chapters in order of start; empty when it has none.
+    public var chapters: [Chapter]
 
     public var id: String { identifier }
 
     public init(
         identifier: String, uri: String, title: String? = nil, artist: String? = nil,
         albumTitle: String? = nil, duration: Double? = nil, isLiveStream: Bool = false,
-        containerIdentifier: String? = nil, startPosition: Double? = nil, userInfo: [String: String] = [:]
+        containerIdentifier: String? = nil, startPosition: Double? = nil, userInfo: [String: String] = [:],
+        chapters: [Chapter] = []
     ) {
         self.identifier = identifier
         self.uri = uri
@@ -37,6 +40,7 @@ public struct QueueItem: Sendable, Hashable, Identifiable {
         self.containerIdentifier = containerIdentifier
         self.startPosition = startPosition
         self.userInfo = userInfo
+        self.chapters = chapters
     }
 }
 
@@ -60,7 +64,8 @@ public enum ShuffleMode: String, Sendable, CaseIterable, Codable {
     case collections
 }
 
-/// The queue as published on `P/queue`: identifiers in play order and where playback stands.
+/// The queue as published on `P/queue` (identifiers in play order and where playback stands), with where
+/// it came from in the content tree.
 public struct QueueSummary: Sendable, Equatable {
     /// Identifiers in play order.
     public var identifiers: [String]
@@ -68,13 +73,17 @@ public struct QueueSummary: Sendable, Equatable {
     public var index: Int?
     public var repeatMode: RepeatMode
     public var shuffleMode: ShuffleMode
+    /// The identifiers from the section down to the container the queue was made from (S31): now playing's
+    /// identifier path is this and the item's own. Not on `P/queue`.
+    public var context: [String]
 
     public init(identifiers: [String] = [], index: Int? = nil, repeatMode: RepeatMode = .off,
-                shuffleMode: ShuffleMode = .off) {
+                shuffleMode: ShuffleMode = .off, context: [String] = []) {
         self.identifiers = identifiers
         self.index = index
         self.repeatMode = repeatMode
         self.shuffleMode = shuffleMode
+        self.context = context
     }
 
     public var count: Int { identifiers.count }

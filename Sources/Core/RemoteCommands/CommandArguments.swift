@@ -24,10 +24,12 @@ public enum PlaybackRateRequest: Sendable, Equatable {
     case next
 }
 
-/// playItem names its item by identifier or by index path.
+/// playItem names its item by identifier or by index path, or its audio by URL.
 public enum ContentReference: Sendable, Equatable {
     case identifier(String)
     case indexPath([Int])
+    /// A `file://`, `http://` or `https://` URL: the catalog's item there, else the URL itself (MPRIS's OpenUri).
+    case url(String)
 }
 
 public enum InterruptRequest: Sendable, Equatable {

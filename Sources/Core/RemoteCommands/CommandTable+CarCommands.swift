@@ -1,7 +1,7 @@
 import MediaJSON
 
-// The commands a car's media system adds to the seed's (contract versions 1.1 and 1.2): volume, queue
-// editing, downloads and announcements. Their entries are in `CommandTable.all` with the others.
+// The commands a car's media system adds to the seed's (contract versions 1.1 to 1.3): volume, queue
+// editing, downloads, announcements and chapters. Their entries are in `CommandTable.all` with the others.
 
 // MARK: - Volume (version 1.1)
 
@@ -150,6 +150,17 @@ extension RemoteCommand where Arguments == AnnounceRequest {
                 announcement.volume = volume
             }
             return .announce(announcement)
+        }
+    }
+}
+
+// MARK: - Chapters (version 1.3)
+
+extension RemoteCommand where Arguments == Int {
+    /// Plays the current item from the start of chapter `chapterNumber` (counting from 0, as now playing does).
+    public static var skipToChapter: Self {
+        .init("skipToChapter", availability: .withChapters, fields: [.init("chapterNumber", .number)]) { fields, _ in
+            try fields.requiredCount("chapterNumber")
         }
     }
 }

@@ -4,9 +4,9 @@ import MediaJSON
 
 /// Every command of the contract, in the order `P/commands` lists them: the seed's transport, position,
 /// rate, feedback and language commands (S1), the playable-content commands, search and `interrupt`, then
-/// version 1.1's volume, queue editing and downloads, then version 1.2's announcements. A command is one
-/// definition (below, and in CommandTable+CarCommands.swift for versions 1.1 and 1.2: its name, lane,
-/// availability, payload fields, parameters and decoding) and one entry here; the node binds its handler to
+/// version 1.1's volume, queue editing and downloads, version 1.2's announcements and 1.3's chapters. A
+/// command is one definition (below, and in CommandTable+CarCommands.swift for versions 1.1 to 1.3: its name,
+/// lane, availability, payload fields, parameters and decoding) and one entry here; the node binds its handler to
 /// the definition, and the compiler checks the handler's types. The fuzz test's generator, the command
 /// center's starting parameters and the check against asyncapi.yaml all read the entries.
 public enum CommandTable {
@@ -24,6 +24,7 @@ public enum CommandTable {
         RemoteCommand.addToQueue, RemoteCommand.removeFromQueue, RemoteCommand.moveQueueItem,
         RemoteCommand.download,
         RemoteCommand.announce,
+        RemoteCommand.skipToChapter,
     ]
 
     public static let names: [String] = all.map(\.name)
@@ -197,13 +198,21 @@ extension RemoteCommand where Arguments == LanguageOptionRequest {
 
 extension RemoteCommand where Arguments == ContentReference {
     public static var playItem: Self {
-        .init("playItem", fields: [.init("identifier", .string), .init("indexPath", .indexPath)]) { fields, _ in
-            // Both fields are checked even when the first is enough: a wrong type is never passed over.
+        .init("playItem", fields: [.init("identifier", .string), .init("indexPath", .indexPath), .init("url", .string)]) { fields, _ in
+            // Every field is checked even when the first is enough: a wrong type is never passed over.
             let identifier = try fields.optionalString("identifier")
             let path = try fields.optionalIndexPath("indexPath")
+            let url = try fields.optionalString("url")
             if let identifier { return .identifier(identifier) }
             if let path { return .indexPath(path) }
-            throw CommandValidationError("playItem needs 'identifier' or 'indexPath'")
+            if let url {
+                let scheme = url.prefix { $0 != ":" }.lowercased()
+                guard ["file", "http", "https"].contains(scheme), url.count > scheme.count + 3, url.count <= 4096 else {
+                    throw CommandValidationError("'url' must be a file://, http:// or https:// URL of at most 4096 characters")
+                }
+                return .url(url)
+            }
+            throw CommandValidationError("playItem needs 'identifier', 'indexPath' or 'url'")
         }
     }
 }

@@ -18,6 +18,8 @@ public enum CommandAvailability: Sendable {
     case withSeekableItem
     /// Something is loaded and the rate is one a head unit shows (S17).
     case withItemAtHeadUnitRate
+    /// The current item has chapters (version 1.3).
+    case withChapters
 }
 
 /// What the center knows when it decides whether a command shows as enabled.
@@ -25,6 +27,7 @@ public struct CommandCenterState: Sendable, Equatable {
     public var isItemLoaded = false
     public var isLiveStream = false
     public var currentPlaybackRate = 1.0
+    public var hasChapters = false
 }
 
 /// One command of the contract: its name, lane, availability, capability parameters and the decoding of
@@ -99,6 +102,7 @@ extension AnyRemoteCommand {
         case .withItem: state.isItemLoaded
         case .withSeekableItem: state.isItemLoaded && !state.isLiveStream
         case .withItemAtHeadUnitRate: state.isItemLoaded && capabilities.isSupportedByHeadUnit(state.currentPlaybackRate)
+        case .withChapters: state.isItemLoaded && state.hasChapters
         }
     }
 }

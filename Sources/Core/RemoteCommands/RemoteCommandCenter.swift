@@ -92,6 +92,15 @@ public final class RemoteCommandCenter: Sendable {
         if changed { changeContinuation.yield() }
     }
 
+    /// Tells the center whether the current item has chapters, for `skipToChapter` (version 1.3).
+    public func setCurrentItemHasChapters(_ hasChapters: Bool) {
+        let changed = state.withLock { state in
+            defer { state.shown.hasChapters = hasChapters }
+            return state.shown.hasChapters != hasChapters
+        }
+        if changed { changeContinuation.yield() }
+    }
+
     /// Sets a run-time capability parameter, e.g. `isActive` of like or `currentRepeatType`.
     public func setParameter<Arguments>(_ key: String, _ value: JSONValue, for command: RemoteCommand<Arguments>) {
         let changed = state.withLock { state in

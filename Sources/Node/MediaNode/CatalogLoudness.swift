@@ -1,5 +1,4 @@
 import CatalogStore
-import ContentTree
 import Playback
 
 /// The controller's loudness source on the catalog file: what the scan read from tags and the analyser
@@ -11,11 +10,5 @@ struct CatalogLoudness: LoudnessSource {
         // A read that fails plays the item unlevelled: loudness never stops playback.
         guard let stored = try? database.loudness(ofURI: uri) else { return nil }
         return ItemLoudness(stored)
-    }
-}
-
-extension ItemLoudness {
-    init(_ stored: ContentLoudness) {
-        self.init(track: stored.track, album: stored.album, trackPeak: stored.trackPeak, albumPeak: stored.albumPeak)
     }
 }

@@ -5,67 +5,6 @@ import Logging
 import MediaJSON
 import ServiceLifecycle
 
-/// How often and how hard the catalog service refreshes its sources.
-public struct CatalogRefreshSettings: Sendable {
-    /// Between refreshes of a remote catalog (podcast feed, radio list, JSON catalog).
-    public var remoteInterval: Duration
-    /// Between rescans of the local library folders.
-    public var localInterval: Duration
-    /// Retries, backoff, timeouts and the checks that keep bad data out.
-    public var policy: RefreshPolicy
-    public var fetchLimits: HTTPFetchLimits
-    /// Fetch the artwork remote catalogs point at, after each refresh that changed something.
-    public var downloadsArtwork: Bool
-
-    public init(
-        remoteInterval: Duration = .seconds(30 * 60), localInterval: Duration = .seconds(5 * 60),
-        policy: RefreshPolicy = RefreshPolicy(), fetchLimits: HTTPFetchLimits = HTTPFetchLimits(),
-        downloadsArtwork: Bool = true
-    ) {
-        self.remoteInterval = remoteInterval
-        self.localInterval = localInterval
-        self.policy = policy
-        self.fetchLimits = fetchLimits
-        self.downloadsArtwork = downloadsArtwork
-    }
-}
-
-/// What the catalog service tells the node, and what it waits for: its one seam to the rest of the node.
-public protocol CatalogObserver: Sendable {
-    /// Returns once the initial state is out: checking and refreshing the cache before would slow the start.
-    func waitUntilStarted() async
-    /// Publishes a non-retained event on `P/events`.
-    func publishEvent(_ event: JSONValue)
-    /// Rereads the catalog's counts for `P/info`.
-    func refreshCatalogSummary() async
-    /// Says why a section is empty (S25).
-    func setSectionStatus(_ reason: EmptyRootReason, for section: String) async
-    /// Says why the root is empty (S25).
-    func setEmptyRootReason(_ reason: EmptyRootReason) async
-}
-
-/// The node's parts the catalog service reports to: events, the counts in `P/info`, and the tree's
-/// empty-state items.
-struct CatalogFollower: CatalogObserver {
-    let started: Latch
-    let events: EventPublisher
-    let info: NodeInfo
-    let content: NodeContent?
-    let logger: Logger
-
-    func waitUntilStarted() async { await started.wait() }
-    func publishEvent(_ event: JSONValue) { events.publish(event) }
-    func refreshCatalogSummary() async { await info.refreshCatalogSummary() }
-
-    func setSectionStatus(_ reason: EmptyRootReason, for section: String) async {
-        await content?.setSectionStatus(reason, for: section, logger: logger)
-    }
-
-    func setEmptyRootReason(_ reason: EmptyRootReason) async {
-        await content?.setEmptyRootReason(reason, logger: logger)
-    }
-}
-
 /// Keeps the catalog cache filled in the background: the node serves whatever the cache holds from the
 /// first moment (S26, S29, S30), while this service scans `--library` folders and refreshes `--catalog`
 /// URLs, each on its own schedule, and says what happened on `P/events` and in `P/info`.

@@ -1,3 +1,4 @@
+import Foundation
 import ContentTree
 import MediaJSON
 import Playback
@@ -74,11 +75,14 @@ struct ContentCommands: Sendable {
         handleQueueEditingCommands(playback: playback)
     }
 
-    /// S24: the item's container becomes the queue; success only once audio really plays.
+    /// S24: the item's container becomes the queue; success only once audio really plays. A URL the catalog
+    /// does not know plays alone, as a queue of one.
     func playItem(_ reference: ContentReference, content: NodeContent, playback: PlaybackController) async -> CommandResult {
-        let item: ContentItem, container: String?, context: [String], position: Int?
+        let name: String, queue: [QueueItem], start: Int, context: [String]
         let started = Eventual<PlaybackOutcome>()
         do {
+            // The catalog's item, its container and its place there; nil for a URL the catalog does not know.
+            let chosen: (item: ContentItem, container: String?, position: Int?)?
             switch reference {
             case let .identifier(identifier):
                 guard let found = try await content.manager.item(identifier: identifier) else {
@@ -87,19 +91,29 @@ struct ContentCommands: Sendable {
                 // A container (a search result: an album, an artist, a show) plays from its first playable.
                 let (first, above) = found.isContainer && !found.isPlayable
                     ? try await firstPlayable(in: found, catalog: content.manager.catalog) ?? (found, []) : (found, [])
-                (item, container, position) = (first, above.last ?? first.containerIdentifier, nil)
+                let container = above.last ?? first.containerIdentifier
+                chosen = (first, container, nil)
                 context = above.isEmpty ? container.map { [$0] } ?? [] : above
             case let .indexPath(path):
                 guard let resolved = try await content.manager.resolve(IndexPath(path)), let found = resolved.item else {
                     return CommandResult(.noSuchContent, message: "no item at index path \(path)")
                 }
-                (item, container, position) = (found, resolved.containerIdentifier, path.last)
+                chosen = (found, resolved.containerIdentifier, path.last)
                 context = Array(resolved.identifiers.dropLast())
+            case let .url(url):
+                chosen = try await catalogItem(at: url).map { ($0, $0.containerIdentifier, nil) }
+                context = chosen?.container.map { [$0] } ?? []
             }
-            guard item.isPlayable, item.uri != nil else { return .failed("'\(item.identifier)' is not playable") }
-            let (queue, start) = try await queueItems(around: item, in: container, at: position)
-            content.queueContext = context
-            let outcome = await playback.setQueue(queue, startAt: start, play: true) { started.resolve($0) }
+            if let (item, container, position) = chosen {
+                guard item.isPlayable, item.uri != nil else { return .failed("'\(item.identifier)' is not playable") }
+                name = item.identifier
+                (queue, start) = try await queueItems(around: item, in: container, at: position)
+            } else if case let .url(url) = reference {
+                (name, queue, start) = (url, [Self.queueItem(url: url)], 0)
+            } else {
+                return .failed("nothing to play")
+            }
+            let outcome = await playback.setQueue(queue, startAt: start, play: true, context: context) { started.resolve($0) }
             guard outcome.isSuccess else { return CommandResult.result(outcome) }
         } catch {
             return .failed("could not read the catalog: \(error)")
@@ -109,10 +123,27 @@ struct ContentCommands: Sendable {
         let timeout = content.settings.playItemTimeout
         return .later {
             guard let outcome = await started.value(within: timeout) else {
-                return .failed("'\(item.identifier)' did not start playing within \(timeout)")
+                return .failed("'\(name)' did not start playing within \(timeout)")
             }
             return CommandResult.result(outcome)
         }
+    }
+
+    /// The catalog's playable item at `url`, as given or with its path spelled as the catalog spells it
+    /// (`file:///a%20b.ogg` and `file:///a b.ogg` are one file).
+    func catalogItem(at url: String) async throws -> ContentItem? {
+        let catalog = content.manager.catalog
+        if let found = try await catalog.item(uri: url) { return found }
+        guard let parsed = URL(string: url) ?? URL(string: url.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? ""),
+              parsed.isFileURL else { return nil }
+        let normalized = URL(fileURLWithPath: parsed.path).absoluteString
+        return normalized == url ? nil : try await catalog.item(uri: normalized)
+    }
+
+    /// A URL outside the catalog as a queue item, named by the URL; its title and the rest come from the
+    /// stream's own tags.
+    static func queueItem(url: String) -> QueueItem {
+        QueueItem(identifier: url, uri: URL(string: url).flatMap { $0.isFileURL ? URL(fileURLWithPath: $0.path).absoluteString : nil } ?? url)
     }
 
     /// The first playable of a container with the containers down to it: an album's or a show's first
@@ -144,7 +175,6 @@ struct ContentCommands: Sendable {
         } catch {
             return .failed("could not read the catalog: \(error)")
         }
-        content.queueContext = []
         return CommandResult.result(await playback.prepareQueue(queue))
     }
 

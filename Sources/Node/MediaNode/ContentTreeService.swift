@@ -1,17 +1,12 @@
-import CatalogStore
 import ContentTree
-import Downloads
-import Foundation
 import Logging
-import MediaJSON
-import Playback
-import RemoteCommands
 import ServiceLifecycle
 
 // MARK: - The retained content tree
 
 /// Publishes the upper levels of the tree once the command subscriptions and capabilities are in place
-/// (S19), then follows catalog changes and playback progress; reads the catalog's counts for `P/info`.
+/// (S19), then follows catalog changes and the progress the playback observers mark; reads the catalog's
+/// counts for `P/info`.
 struct ContentTreeService: Service {
     let ready: Latch
     /// Opens once the initial state, the tree's upper levels included, is out.
@@ -19,7 +14,6 @@ struct ContentTreeService: Service {
     let content: NodeContent
     let catalog: any ContentCatalog
     let treeArtwork: TreeArtworkPublisher
-    let progress: PlaybackProgress
     let info: NodeInfo
     let retained: RetainedPublisher
     /// Which tree nodes earlier runs left retained, when the catalog file remembers it.
@@ -36,7 +30,6 @@ struct ContentTreeService: Service {
                 group.addTask { await publishInitialTree() }
                 group.addTask { for await diff in changes { content.mark(diff) } }
                 group.addTask { await flushContent() }
-                group.addTask { await progress.savePeriodically() }
                 group.addTask { await content.runPrefetches() }
                 group.addTask(priority: .utility) { await treeArtwork.run() }
                 // P/info waits for the catalog's counts, which take a while on a large cache; they are read
@@ -104,80 +97,6 @@ struct ContentTreeService: Service {
                     retained.clear(topics.contentTree(path.indices))
                 }
             }
-        }
-    }
-}
-
-// MARK: - Why the tree is empty
-
-extension NodeContent {
-    /// Says why the root is empty (no media, still loading, offline); the status item follows (S25).
-    func setEmptyRootReason(_ reason: EmptyRootReason, logger: Logger) async {
-        do {
-            _ = try await manager.setEmptyRootReason(reason)
-        } catch {
-            logger.warning("could not republish the root: \(error)")
-        }
-    }
-
-    /// Says why a section is empty (S25); its status item follows while it is.
-    func setSectionStatus(_ reason: EmptyRootReason, for section: String, logger: Logger) async {
-        do {
-            _ = try await manager.setSectionStatus(reason, for: section)
-        } catch {
-            logger.warning("could not republish section \(section): \(error)")
-        }
-    }
-
-    static func make(catalog: (any ContentCatalog)?, configuration: NodeConfiguration,
-                     publish: @escaping @Sendable (TreeUpdate) -> Void) -> NodeContent? {
-        guard let catalog else { return nil }
-        let topics = configuration.topics
-        let settings = configuration.content
-        let tree = ContentTreeConfiguration(
-            publishedDepth: settings.publishedDepth, pageSize: settings.pageSize, artworkTopic: { topics.artwork($0) })
-        // With sources configured, the catalog service says what came of them once it has read them.
-        let hasSources = !configuration.libraries.isEmpty || !configuration.catalogs.isEmpty
-        let reason: EmptyRootReason = hasSources ? .loading : .noMedia
-        // Recently Played and Favorites fill as the listener plays and marks: empty, they say "no media" from
-        // the first publish, never "loading".
-        let listening = [ContentItem.Section.recent, ContentItem.Section.favorites]
-        return NodeContent(
-            manager: PlayableContentManager(
-                catalog: catalog, configuration: tree, emptyRootReason: reason,
-                sectionStatus: Dictionary(uniqueKeysWithValues: listening.map { ($0, .noMedia) }), publish: publish),
-            settings: settings)
-    }
-}
-
-// MARK: - P/context
-
-/// Follows `P/context` from the vehicle: the content limits (S22), `networkMetered` for downloads and
-/// `vehicleSpeed` for the speed gain; a malformed context is ignored and reported.
-struct ContextFollower: Sendable {
-    let content: NodeContent?
-    let playback: PlaybackController?
-    let downloads: DownloadManager?
-    let speedGain: VehicleSpeedGain
-    let events: EventPublisher
-    let logger: Logger
-
-    func apply(_ payload: [UInt8]) async {
-        let document = try? JSONValue(parsing: payload)
-        if let downloads, case let .object(fields)? = document, case let .bool(metered)? = fields["networkMetered"] {
-            downloads.setMetered(metered)
-        }
-        if let playback, let document, let gain = speedGain.gainDb(for: document) {
-            await playback.setSpeedGain(gain)
-        }
-        guard let content else { return }
-        do {
-            let document = try JSONValue(parsing: payload)
-            let limits = try ContentLimits(context: document, previous: await content.manager.limits)
-            _ = try await content.manager.setLimits(limits)
-        } catch {
-            logger.warning("ignored a context message: \(error)")
-            events.publish(["type": "error", "message": .string("context: \(error)")])
         }
     }
 }

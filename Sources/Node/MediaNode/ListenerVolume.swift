@@ -3,65 +3,53 @@ import MediaJSON
 import Playback
 import RemoteCommands
 
-/// The listener's level and mute: `changeVolume` and `mute`, the retained `P/volume` with the capability
-/// parameters that show the same facts, and the level kept across restarts.
+/// The listener's level and mute as commands: `changeVolume` and `mute` go straight to the output level,
+/// and the level is kept across restarts.
 struct ListenerVolume: Sendable {
-    let playback: PlaybackController
+    let level: OutputLevel
+    /// `P/volume`, which the output level marks as it changes.
+    let topic: VolumeTopic
     let memory: (any VolumeMemory)?
     let commandCenter: RemoteCommandCenter
-    let retained: RetainedPublisher
-    let topic: String
     let logger: Logger
 
     func handleCommands() {
         let step = commandCenter.capabilities.volumeStep
         commandCenter.addHandler(for: .changeVolume) { [self] request in
-            let level: Double
+            let volume: Double
             switch request {
             case let .level(value):
-                _ = await playback.setVolume(value)
-                level = value
-            case .up: level = await playback.stepVolume(by: step)
-            case .down: level = await playback.stepVolume(by: -step)
+                await level.setVolume(value)
+                volume = value
+            case .up: volume = await level.stepVolume(by: step)
+            case .down: volume = await level.stepVolume(by: -step)
             }
-            await save(level)
+            await save(volume)
             return .success
         }
-        commandCenter.addHandler(for: .mute) { [playback] isMuted in
-            CommandResult.result(await playback.setMuted(isMuted))
+        commandCenter.addHandler(for: .mute) { [level] isMuted in
+            CommandResult.result(await level.setMuted(isMuted))
         }
     }
 
-    /// Gives the audio output the level an earlier run left; returns the level it starts with.
-    func restore() async -> Double {
-        var level = 1.0
+    /// Gives the audio output the level an earlier run left; returns what `P/volume` then shows, which the
+    /// node publishes with the rest of its initial state.
+    func restore() async -> VolumeState {
+        var saved = 1.0
         do {
-            if let saved = try await memory?.savedVolume(), saved.isFinite { level = min(1, max(0, saved)) }
+            if let found = try await memory?.savedVolume(), found.isFinite { saved = found }
         } catch {
             logger.warning("could not read the saved volume, starting at 1.0: \(error)")
         }
-        await playback.setVolume(level)
-        commandCenter.setParameter("volume", .number(level), for: RemoteCommand.changeVolume)
-        commandCenter.setParameter("isMuted", false, for: RemoteCommand.mute)
-        return level
+        return await level.restore(volume: saved)
     }
 
-    private func save(_ level: Double) async {
+    private func save(_ volume: Double) async {
         do {
-            try await memory?.saveVolume(level)
+            try await memory?.saveVolume(volume)
         } catch {
             // The level still applies now; only the next start would not have it.
             logger.warning("could not save the volume: \(error)")
         }
-    }
-
-    /// `P/volume` and the capability parameters that show the same facts.
-    func publish(_ level: Double, isMuted: Bool, speedGainDb: Double = 0) {
-        // Rounded: the gain is a setting shown to people, not a measurement.
-        let speed = (speedGainDb * 100).rounded() / 100
-        retained.publish(
-            topic, JSONValue.object(["volume": .number(level), "isMuted": .bool(isMuted), "speedGainDb": .number(speed)]).jsonBytes)
-        commandCenter.setParameter("volume", .number(level), for: RemoteCommand.changeVolume)
-        commandCenter.setParameter("isMuted", .bool(isMuted), for: RemoteCommand.mute)
     }
 }

@@ -1,30 +1,8 @@
-import CatalogStore
 import ContentTree
 import Foundation
 import Logging
 import Playback
 import ServiceLifecycle
-
-/// Where the listening history keeps what played and lists its two sections (the catalog file).
-public protocol ListeningHistoryStore: Sendable {
-    /// Puts an item first in Recently Played, saving where it stood then unless a newer position is saved.
-    func recordPlay(of identifier: String, at time: Double, position: PlaybackPosition?) async throws
-    /// Lists Favorites again from the marks.
-    func listFavorites() async throws
-    /// Lists both sections again after the catalog changed under them; `itemsChanged`: fields they show may
-    /// have changed too.
-    func listListeningHistory(itemsChanged: Bool) async throws
-    /// Every committed catalog change, to follow the sources' refreshes.
-    func changes() -> AsyncStream<CatalogDiff>
-}
-
-extension CatalogDatabase: ListeningHistoryStore {}
-
-/// What the feedback commands tell the listening history: the marks of an item changed.
-protocol FeedbackObserver: Sendable {
-    /// Returns at once.
-    func feedbackChanged(_ identifier: String, to feedback: ItemFeedback)
-}
 
 /// Recently Played and Favorites (contract 1.2): follows playback and the marks, and keeps both sections'
 /// lists in the store, which announces each change to the content tree like any other catalog change.
@@ -61,9 +39,11 @@ final class ListeningHistory: Service, PlaybackObserver, FeedbackObserver {
 
     // MARK: - What reaches it, on its neighbours' tasks
 
-    func playbackChanged(_ snapshot: PlaybackSnapshot) { continuation.yield(.snapshot(snapshot, at: .now)) }
+    func playbackChanged(_ snapshot: PlaybackSnapshot, itemChanged: Bool = false) async {
+        continuation.yield(.snapshot(snapshot, at: .now))
+    }
 
-    func playbackReported(_ event: PlaybackEvent) { continuation.yield(.event(event, at: .now)) }
+    func playbackReported(_ event: PlaybackEvent) async { continuation.yield(.event(event, at: .now)) }
 
     func feedbackChanged(_ identifier: String, to feedback: ItemFeedback) { continuation.yield(.marked(identifier)) }
 

@@ -72,7 +72,7 @@ struct ListeningLoads {
             load = sounding
         case let .trackEnded(identifier, _, _):
             if load?.identifier == identifier { load?.update(isPlaying: false, at: now) }
-        case .error, .stalled:
+        case .error, .stalled, .seeked:
             // A stall leaves the state playing: its seconds count as the snapshot says, like a seek's.
             break
         }

@@ -6,42 +6,6 @@ import Playback
 import ServiceLifecycle
 import Synchronization
 
-/// `--metrics-interval` and `--metrics-listen` (topics.md "Health").
-public struct MetricsSettings: Sendable, Equatable {
-    /// Time between two `P/metrics`; nil publishes none.
-    public var interval: Duration?
-    /// `HOST:PORT` to serve the Prometheus text on; nil serves none.
-    public var listen: String?
-
-    public init(interval: Duration? = nil, listen: String? = nil) {
-        self.interval = interval
-        self.listen = listen
-    }
-
-    public var isEnabled: Bool { interval != nil || listen != nil }
-
-    /// `HOST:PORT` split at its last colon; an IPv6 host in brackets loses them.
-    public static func hostAndPort(_ listen: String) -> (host: String, port: Int)? {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-              (0...65535).contains(port)
-        else { return nil }
-        var host = String(listen[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host.isEmpty ? nil : (host, port)
-    }
-}
-
-/// How the node's parts reach the metrics: the factory their swift-metrics handles are made with. They
-/// count where things happen; only the service reads what they counted.
-protocol MetricsRecording: Sendable {
-    var factory: any MetricsFactory { get }
-}
-
-/// A node without metrics: every handle is swift-metrics' no-op.
-struct NoMetrics: MetricsRecording {
-    var factory: any MetricsFactory { NOOPMetricsHandler.instance }
-}
-
 /// Publishes the node's health: `P/metrics` (retained) at once after `online` and every interval, and the
 /// Prometheus text on `--metrics-listen`.
 ///
@@ -139,7 +103,7 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
 
     // MARK: - PlaybackObserver
 
-    func playbackChanged(_ snapshot: PlaybackSnapshot) {
+    func playbackChanged(_ snapshot: PlaybackSnapshot, itemChanged: Bool = false) async {
         let now = ContinuousClock.now
         let played = playingSince.withLock { since -> Duration? in
             defer { since = snapshot.state == .playing ? (since ?? now) : nil }
@@ -148,11 +112,11 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
         if let played { secondsPlayed.increment(by: Self.seconds(played)) }
     }
 
-    func playbackReported(_ event: PlaybackEvent) {
+    func playbackReported(_ event: PlaybackEvent) async {
         switch event {
         case .error: errors.increment()
         case .stalled: stalls.increment()
-        case .trackStarted, .trackEnded: break
+        case .trackStarted, .trackEnded, .seeked: break
         }
     }
 

@@ -10,6 +10,7 @@ import MQTTTransport
 import Playback
 import RemoteCommands
 import MediaJSON
+import MPRIS
 import NodeMetrics
 import Synchronization
 
@@ -25,8 +26,10 @@ import Synchronization
 public final class Node: Sendable {
     public let configuration: NodeConfiguration
     public let commandCenter: RemoteCommandCenter
-    /// The playback core, when the node has an audio engine.
+    /// The transport and the queue, when the node has an audio engine.
     public let playback: PlaybackController?
+    /// The output level (volume, mute, ducks, speed gain, loudness), when the node has an audio engine.
+    public let level: OutputLevel?
     let engine: (any AudioEngine)?
     let catalog: (any ContentCatalog)?
     let feedback: FeedbackBook
@@ -59,7 +62,7 @@ public final class Node: Sendable {
     let ownRun = OwnRun()
     /// Publishes the pictures the published tree names.
     let treeArtwork: TreeArtworkPublisher
-    /// The listener's level, mute and `P/volume`, when the node plays.
+    /// `changeVolume` and `mute`, and the level kept across restarts, when the node plays.
     let volume: ListenerVolume?
     /// Each item's position saved and shown in the tree (S31), when the node has a catalog.
     let progress: PlaybackProgress?
@@ -82,6 +85,8 @@ public final class Node: Sendable {
     let listeningHistory: ListeningHistory?
     /// Plays `announce` clips over the music, when the node plays and has an output for them.
     let announcer: Announcer?
+    /// The node as an MPRIS media player on D-Bus, with `--mpris session` or `system`.
+    let mpris: MPRISPlayerObject?
 
     /// - Parameters:
     ///   - engine: the audio engine; without one the playback commands stay unimplemented.
@@ -152,20 +157,21 @@ public final class Node: Sendable {
         let inbound = InboundLanes(replyDeadline: configuration.replyDeadline)
         self.inbound = inbound
         let loudness = (catalog as? CatalogDatabase).map { CatalogLoudness(database: $0) }
-        self.playback = engine.map {
-            PlaybackController(
-                engine: $0, loudness: loudness, levelling: LoudnessLevelling(target: configuration.loudnessTarget))
+        let volumeTopic = VolumeTopic(
+            retained: retained, topic: configuration.topics.volume, commandCenter: commandCenter, capabilities: capabilities)
+        let level = engine.map {
+            OutputLevel(
+                engine: $0, loudness: loudness, levelling: LoudnessLevelling(target: configuration.loudnessTarget),
+                show: volumeTopic.show)
         }
+        self.level = level
+        self.playback = engine.map { PlaybackController(engine: $0, level: level) }
         let content = NodeContent.make(
             catalog: catalog, configuration: configuration,
             publish: ContentTreeService.treePublisher(retained: retained, topics: configuration.topics, treeArtwork: treeArtwork))
         self.content = content
-        if let playback {
-            self.volume = ListenerVolume(
-                playback: playback, memory: volumeMemory, commandCenter: commandCenter, retained: retained,
-                topic: configuration.topics.volume, logger: logger)
-        } else {
-            self.volume = nil
+        self.volume = level.map {
+            ListenerVolume(level: $0, topic: volumeTopic, memory: volumeMemory, commandCenter: commandCenter, logger: logger)
         }
         // Whether saving positions fails now (a full or read-only disk), so it is logged once, not each time.
         let progressSaveFailures = FailureEpisode()
@@ -176,7 +182,7 @@ public final class Node: Sendable {
             self.progress = nil
         }
         let context = ContextFollower(
-            content: content, playback: playback, downloads: downloads,
+            content: content, level: level, downloads: downloads,
             speedGain: VehicleSpeedGain(dbPer100: configuration.speedVolume, logger: logger), events: events, logger: logger)
         self.context = context
         self.commands = CommandDispatcher(
@@ -193,8 +199,8 @@ public final class Node: Sendable {
         }
         if let playback, let playStateMemory {
             self.resumeStore = ResumeStore(
-                memory: playStateMemory, playback: playback, items: queueItems, origin: content,
-                mode: configuration.resume, progressInterval: configuration.content.progressInterval, ready: commandsReady,
+                memory: playStateMemory, playback: playback, items: queueItems,
+                mode: configuration.resume, ready: commandsReady,
                 saveFailures: progressSaveFailures, logger: logger)
         } else {
             self.resumeStore = nil
@@ -207,6 +213,19 @@ public final class Node: Sendable {
                 logger: logger)
         } else {
             self.announcer = nil
+        }
+        if configuration.mpris != nil {
+            let source = NodeMPRISSource(
+                retained: retained, topics: configuration.topics, commandCenter: commandCenter, playback: playback,
+                artworkStore: artworkStore)
+            let player = MPRISPlayerObject(
+                door: commands, source: source,
+                artwork: MPRISArtworkFiles(directory: configuration.mprisArtworkDirectory.map { URL(fileURLWithPath: $0) }
+                    ?? MPRISArtworkFiles.defaultDirectory(nodeID: configuration.nodeID)))
+            retained.watch(source.watchedTopics) { player.stateChanged() }
+            self.mpris = player
+        } else {
+            self.mpris = nil
         }
         if let playback {
             PlaybackCommands(commandCenter: commandCenter, playback: playback, feedback: feedback, capabilities: capabilities).handle()

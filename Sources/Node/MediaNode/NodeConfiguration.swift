@@ -1,3 +1,4 @@
+import DBusBinding
 import MQTTTransport
 import Playback
 import RemoteCommands
@@ -46,6 +47,10 @@ public struct NodeConfiguration: Sendable {
     public var loudnessMeasurer: String?
     /// `P/metrics` and the Prometheus text; off unless asked for (the daemon's default is 60 s).
     public var metrics = MetricsSettings()
+    /// `--mpris`: the bus the node appears on as an MPRIS media player; nil (`off`) appears on none.
+    public var mpris: BusAddress?
+    /// Where the pictures MPRIS clients read by `mpris:artUrl` go; nil: under `$XDG_RUNTIME_DIR`.
+    public var mprisArtworkDirectory: String?
 
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), fallbackBrokers: [BrokerURL] = [],
@@ -114,9 +119,4 @@ public struct NodeConfiguration: Sendable {
         default: false
         }
     }
-}
-
-/// The node's version, as published in `P/info`.
-public enum MediaNodeVersion {
-    public static let string = "0.1.0"
 }

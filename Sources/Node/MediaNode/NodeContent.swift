@@ -2,40 +2,8 @@ import ContentTree
 import Playback
 import Synchronization
 
-/// How the node serves the content tree; the defaults follow the issue (root + 2 levels, pages of 100).
-public struct ContentSettings: Sendable {
-    /// Levels below the root published at start.
-    public var publishedDepth: Int
-    /// Children per published node.
-    public var pageSize: Int
-    /// How long catalog changes are gathered before one flush (S27).
-    public var coalescingWindow: Duration
-    /// How often the playing item's position is saved (S31); it is saved on pause, stop and shutdown too.
-    public var progressInterval: Duration
-    /// While an item plays, the lists that show its progress are republished only once its position has
-    /// moved this far in playback time and by `progressStepFraction` of its length from what they show: a
-    /// progress bar does not visibly move for less, and a podcast list is then republished at most once a
-    /// minute. Pause, stop and the end of an item republish at once.
-    public var progressStep: Duration
-    public var progressStepFraction: Double
-    /// How long playItem waits for audio before it gives up (S24).
-    public var playItemTimeout: Duration
-
-    public init(publishedDepth: Int = 2, pageSize: Int = 100, coalescingWindow: Duration = .milliseconds(50),
-                progressInterval: Duration = .seconds(10), playItemTimeout: Duration = .seconds(10),
-                progressStep: Duration = .seconds(60), progressStepFraction: Double = 0.01) {
-        self.publishedDepth = publishedDepth
-        self.pageSize = pageSize
-        self.coalescingWindow = coalescingWindow
-        self.progressInterval = progressInterval
-        self.progressStep = progressStep
-        self.progressStepFraction = progressStepFraction
-        self.playItemTimeout = playItemTimeout
-    }
-}
-
-/// The node's content state beside the manager: changes waiting for the next flush, and where the
-/// playing queue came from (for nowPlayingIdentifiers).
+/// The node's content state beside the manager: changes waiting for the next flush, and what the tree
+/// shows of playback (the loaded item, its length, the state to notice a pause).
 final class NodeContent: Sendable {
     let manager: PlayableContentManager
     let settings: ContentSettings
@@ -50,8 +18,6 @@ final class NodeContent: Sendable {
     struct State {
         var diff = CatalogDiff()
         var progress: Set<String> = []
-        /// Identifiers from the section down to the container the queue came from.
-        var queueContext: [String] = []
         /// The state and item of the last snapshot, to notice a pause.
         var lastState: PlaybackState = .stopped
         var durations: [String: Double] = [:]
@@ -115,11 +81,6 @@ final class NodeContent: Sendable {
             }
             return (state.diff, state.progress)
         }
-    }
-
-    var queueContext: [String] {
-        get { state.withLock { $0.queueContext } }
-        set { state.withLock { $0.queueContext = newValue } }
     }
 
     /// Records a snapshot; returns the state before it.

@@ -5,16 +5,17 @@ import Logging
 import MediaJSON
 import NowPlaying
 import Playback
+import ServiceLifecycle
 
 /// Publishes `P/nowplaying` the way MPNowPlayingInfoCenter works: every snapshot is offered and only a
-/// change goes out.
+/// change goes out. A playback observer; its service looks for artwork.
 ///
 /// `update` marks now playing at once, for it is on the way to a command's reply (a playItem's success
 /// must not come before now playing names the item). A picture already scaled for another item of the same
 /// catalog key (another track of the album) is in that first message; any other artwork, the catalog's
 /// cached pictures included (reading and scaling one takes a while), is found in `run()`, and now playing
 /// goes out again when it arrives.
-actor NowPlayingPublisher {
+actor NowPlayingPublisher: Service, PlaybackObserver {
     /// Readers extrapolate the position; republish once it would be off by more than 40 ms (the contract's
     /// readers expect it within 50 ms).
     private var center = NowPlayingCenter(positionTolerance: 0.04)
@@ -34,6 +35,10 @@ actor NowPlayingPublisher {
     private let retained: RetainedPublisher
     private let topics: TopicLayout
     private let logger: Logger
+    /// Fires when the audio crosses into the next chapter, so now playing names it then (a change, not a
+    /// tick): armed from the position and rate of each snapshot, replaced by the next.
+    private var chapterTimer: Task<Void, Never>?
+    private let clock: any PlaybackClock = SystemPlaybackClock()
     /// Items whose artwork `run()` is to look for.
     private let lookups: AsyncStream<(QueueItem, StreamTags)>
     private let lookupRequests: AsyncStream<(QueueItem, StreamTags)>.Continuation
@@ -46,13 +51,20 @@ actor NowPlayingPublisher {
         (lookups, lookupRequests) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
-    /// Looks for the artwork `update` asks for, several items at once, until cancelled.
-    nonisolated func run() async {
-        await withDiscardingTaskGroup { group in
-            for await (item, tags) in lookups {
-                group.addTask { await self.resolveArtwork(for: item, tags: tags) }
+    /// Looks for the artwork `update` asks for, several items at once, until the node stops.
+    nonisolated func run() async throws {
+        await cancelWhenGracefulShutdown { [lookups] in
+            await withDiscardingTaskGroup { group in
+                for await (item, tags) in lookups {
+                    group.addTask { await self.resolveArtwork(for: item, tags: tags) }
+                }
             }
         }
+    }
+
+    /// Marks now playing for each snapshot, with the item's identifier path in the content tree (S31).
+    func playbackChanged(_ snapshot: PlaybackSnapshot, itemChanged: Bool) async {
+        update(snapshot, nowPlayingIdentifiers: snapshot.item.map { snapshot.queue.context + [$0.identifier] })
     }
 
     /// Offers a new controller snapshot; publishes it if it changed anything a reader cannot extrapolate.
@@ -82,18 +94,39 @@ actor NowPlayingPublisher {
         lookupRequests.yield((item, snapshot.tags))
     }
 
-    private func publishCurrent() {
-        guard let snapshot else { return }
+    /// - Parameter reanchored: the position given as of now (extrapolated from the snapshot, as any reader
+    ///   would), so the message at a chapter boundary shows the place the new chapter starts at.
+    private func publishCurrent(reanchored: Bool = false) {
+        guard var snapshot else { return }
         let identifier = snapshot.item?.identifier
+        let now = clock.now()
+        if reanchored { (snapshot.elapsed, snapshot.timestamp) = (snapshot.elapsed(at: now), now) }
         let document = center.offer(
             snapshot: snapshot, artwork: identifier.flatMap { artwork[$0]?.0 },
-            nowPlayingIdentifiers: identifier.flatMap { identifierPaths[$0] })
+            nowPlayingIdentifiers: identifier.flatMap { identifierPaths[$0] }, at: now)
         if let document { retained.publish(topics.nowPlaying, document.jsonBytes) }
+        armChapterTimer(snapshot, now: now)
         // The picture itself on a fixed topic, for readers that cannot follow `artwork.topic`; the bytes
         // are those already published on that topic, so nothing is copied or compared twice.
         let picture = identifier.flatMap { artwork[$0] }.flatMap { retained.current($0.0.topic) } ?? []
         retained.publish(topics.nowPlayingArtwork, picture)
     }
+
+    /// Sleeps until just past the next chapter's start, then publishes (the chapter now differs from what
+    /// readers have); nothing while the position stands still or no chapter is ahead.
+    private func armChapterTimer(_ snapshot: PlaybackSnapshot, now: Double) {
+        chapterTimer?.cancel()
+        chapterTimer = nil
+        guard let wait = snapshot.secondsToNextChapter(at: now) else { return }
+        chapterTimer = Task { [weak self, clock] in
+            // 20 ms past the boundary: the position read then is inside the new chapter.
+            do { try await clock.sleep(for: wait + 0.02) } catch { return }
+            await self?.chapterBoundaryReached()
+        }
+    }
+
+    /// Publishes what the chapter now is, and arms the timer for the next one (replacing any timer armed since).
+    private func chapterBoundaryReached() { publishCurrent(reanchored: true) }
 
     private func resolveArtwork(for item: QueueItem, tags: StreamTags) async {
         let found = await findArtwork(for: item, tags: tags)

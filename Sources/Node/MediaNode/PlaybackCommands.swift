@@ -1,5 +1,4 @@
 import ContentTree
-import MediaJSON
 import Playback
 import RemoteCommands
 
@@ -36,6 +35,7 @@ struct PlaybackCommands: Sendable {
         center.addHandler(for: .changePlaybackPosition) { request in
             CommandResult.result(await playback.seek(to: request.positionTime, identifier: request.identifier))
         }
+        center.addHandler(for: .skipToChapter) { number in await skipToChapter(number) }
         center.addHandler(for: .changePlaybackRate) { request in
             switch request {
             case let .rate(rate):
@@ -85,6 +85,24 @@ struct PlaybackCommands: Sendable {
         handleFeedbackCommands()
     }
 
+    /// Plays the current item from a chapter's start (version 1.3): a seek the controller makes as any other,
+    /// refused for an item without chapters or a chapter it does not have.
+    func skipToChapter(_ number: Int) async -> CommandResult {
+        guard let item = await playback.snapshot.item else {
+            return CommandResult(.noActionableNowPlayingItem, message: "nothing is loaded")
+        }
+        guard !item.chapters.isEmpty else { return .failed("'\(item.identifier)' has no chapters") }
+        guard number < item.chapters.count else {
+            return .failed("'chapterNumber' must be from 0 to \(item.chapters.count - 1) for '\(item.identifier)', got \(number)")
+        }
+        // Named, so a seek that finds another item current (the queue moved meanwhile) is refused, not misapplied.
+        let outcome = await playback.seek(to: item.chapters[number].startTime, identifier: item.identifier)
+        guard outcome.isSuccess else { return CommandResult.result(outcome) }
+        // It plays from there: a paused item starts (an interruption, a phone call, is left to end by itself).
+        guard await playback.snapshot.state == .paused else { return .success }
+        return CommandResult.result(await playback.play())
+    }
+
     private func handleFeedbackCommands() {
         let center = commandCenter
         for (command, mark) in [(RemoteCommand<Bool>.like, FeedbackMark.like), (.dislike, .dislike), (.bookmark, .bookmark)] {
@@ -115,59 +133,4 @@ struct PlaybackCommands: Sendable {
         }
     }
 
-}
-
-extension RemoteCommandCenter {
-    /// Reflects the current item's marks as `isActive` of like, dislike and bookmark. A mark's reply
-    /// comes after `P/commands` shows it: whoever calls this marks `P/commands` dirty before replying.
-    func showFeedback(_ marks: ItemFeedback) {
-        setParameter("isActive", .bool(marks.liked), for: RemoteCommand.like)
-        setParameter("isActive", .bool(marks.disliked), for: RemoteCommand.dislike)
-        setParameter("isActive", .bool(marks.bookmarked), for: RemoteCommand.bookmark)
-    }
-}
-
-extension CommandResult {
-    /// The reply to a command whose outcome is the controller's.
-    static func result(_ outcome: PlaybackOutcome, data: JSONValue? = nil) -> CommandResult {
-        switch outcome {
-        case .success: CommandResult(.success, data: data)
-        case let .failed(failure): CommandResult(Self.status(of: failure), message: failure.message)
-        }
-    }
-
-    static func languageResult(_ outcome: PlaybackOutcome, tag: String) -> CommandResult {
-        if case .failed(.invalid) = outcome { return .failed("no such language option: \(tag)") }
-        return result(outcome)
-    }
-
-    /// The status table of topics.md "Replies" (S4, S5 in docs/requirements.md).
-    static func status(of failure: PlaybackFailure) -> CommandStatus {
-        switch failure {
-        case .nothingLoaded: .noActionableNowPlayingItem
-        case .alreadyPlaying, .alreadyPaused, .invalid, .unplayable: .commandFailed
-        case .noSuchContent: .noSuchContent
-        case .deviceLost: .deviceNotFound
-        }
-    }
-}
-
-extension RepeatMode {
-    init(_ type: RepeatType) {
-        switch type {
-        case .off: self = .off
-        case .one: self = .one
-        case .all: self = .all
-        }
-    }
-}
-
-extension ShuffleMode {
-    init(_ type: ShuffleType) {
-        switch type {
-        case .off: self = .off
-        case .items: self = .items
-        case .collections: self = .collections
-        }
-    }
 }

@@ -3,9 +3,10 @@ import Foundation
 import Logging
 import Playback
 
-/// Playback progress (S31): each item's position saved in the catalog when it stops, ends, and on a clock
-/// while it plays, and the lists showing it republished (`playbackProgress`); `play` resumes from it.
-final class PlaybackProgress: Sendable {
+/// Playback progress (S31): each item's position saved in the catalog when it stops, ends, every progress
+/// interval while it plays, and at shutdown, and the lists showing it republished (`playbackProgress`);
+/// `play` resumes from it. A playback observer.
+final class PlaybackProgress: PlaybackObserver {
     private let content: NodeContent
     private let catalog: any ContentCatalog
     private let playback: PlaybackController?
@@ -22,36 +23,40 @@ final class PlaybackProgress: Sendable {
         self.logger = logger
     }
 
-    /// Called with every snapshot: leaving `playing` saves where the item stands.
-    func follow(_ snapshot: PlaybackSnapshot) async {
+    // MARK: - PlaybackObserver
+
+    /// Leaving `playing` saves where the item stands.
+    func playbackChanged(_ snapshot: PlaybackSnapshot, itemChanged: Bool) async {
         let previous = content.follow(snapshot)
         guard previous == .playing, snapshot.state != .playing, let item = snapshot.item, !item.isLiveStream else { return }
         await save(item.identifier, elapsed: snapshot.elapsed, duration: snapshot.duration ?? item.duration)
     }
 
-    /// Called with every trackEnded: the item's last position (its end when it finished).
-    func follow(ended identifier: String, position: Double) async {
+    /// A trackEnded saves the item's last position (its end when it finished).
+    func playbackReported(_ event: PlaybackEvent) async {
+        guard case let .trackEnded(identifier, _, position) = event else { return }
         await save(identifier, elapsed: position, duration: content.duration(of: identifier))
     }
 
-    /// While playing, saves the position every `progressInterval`, until cancelled.
-    func savePeriodically() async {
-        while !Task.isCancelled {
-            do { try await Task.sleep(for: content.settings.progressInterval) } catch { return }
-            await saveCurrent(onlyWhilePlaying: true)
-        }
+    /// While playing, the position every progress interval; the lists showing it are republished only when
+    /// what they show moved visibly.
+    func playbackProgressed(_ snapshot: PlaybackSnapshot, position: Double) async {
+        guard let item = snapshot.item, !item.isLiveStream else { return }
+        await save(item.identifier, elapsed: position, duration: snapshot.duration ?? item.duration, whilePlaying: true)
     }
 
-    /// Saves the current item's position, e.g. at shutdown. While it plays, the position is saved on a
-    /// clock, but the lists showing it are republished only when what they show moved visibly.
-    func saveCurrent(onlyWhilePlaying: Bool = false) async {
+    /// Before the audio stops at shutdown: the exact place, and the lists showing it.
+    func audioStopping() async {
+        await saveCurrent()
+        await publishPendingTree()
+    }
+
+    /// Saves the current item's position where it stands now.
+    func saveCurrent() async {
         guard let playback else { return }
         let snapshot = await playback.snapshot
-        guard let item = snapshot.item, !item.isLiveStream else { return }
-        if onlyWhilePlaying && snapshot.state != .playing { return }
-        guard let position = await playback.position() else { return }
-        await save(item.identifier, elapsed: position, duration: snapshot.duration ?? item.duration,
-                   whilePlaying: onlyWhilePlaying)
+        guard let item = snapshot.item, !item.isLiveStream, let position = await playback.position() else { return }
+        await save(item.identifier, elapsed: position, duration: snapshot.duration ?? item.duration)
     }
 
     /// At shutdown, once the content tree service has stopped: the lists showing the position just saved

@@ -20,10 +20,14 @@ struct QueueItemMaker: Sendable {
         }
         var info = Self.nowPlayingUserInfo(item)
         if let key = item.artworkKey { info[Self.artworkKeyInfo] = key }
+        // An item read from a page comes without its chapters: one keyed read each.
+        var chapters = item.chapters
+        if chapters == nil, !isLive { chapters = try await catalog?.chapters(of: item.identifier) }
         return QueueItem(
             identifier: item.identifier, uri: playableURI(of: item), title: item.title, artist: item.artist,
             albumTitle: item.albumTitle, duration: item.duration, isLiveStream: isLive,
-            containerIdentifier: container, startPosition: start, userInfo: info)
+            containerIdentifier: container, startPosition: start, userInfo: info,
+            chapters: (chapters ?? []).map { QueueItem.Chapter(title: $0.title, startTime: $0.startTime) })
     }
 
     /// The `userInfo` key of the catalog's key for the item's cached picture: now playing shows a picture it

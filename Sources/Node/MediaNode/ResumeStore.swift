@@ -4,47 +4,19 @@ import Logging
 import Playback
 import ServiceLifecycle
 
-/// `--resume`: what a start does with the play state the last run saved.
-public enum ResumeMode: String, Sendable, CaseIterable {
-    /// The saved queue comes back paused at the saved place (the default).
-    case paused
-    /// As `paused`, and a node that was playing when it stopped plays on by itself.
-    case playing
-    /// Starts stopped with an empty queue, as version 1 did; the play state is still saved.
-    case off
-}
-
-/// Where the play state is kept across restarts (the catalog file).
-public protocol PlayStateMemory: Sendable {
-    func savedPlayState() async throws -> SavedPlayState?
-    func savePlayState(_ saved: SavedPlayState, queueChanged: Bool) async throws
-    func savePlayPosition(_ elapsed: Double, savedAt: Double) async throws
-}
-
-extension CatalogDatabase: PlayStateMemory {}
-
-/// Where the playing queue came from in the tree (now playing's identifier path), saved with it.
-protocol QueueOrigin: Sendable {
-    var queueContext: [String] { get nonmutating set }
-}
-
-extension NodeContent: QueueOrigin {}
-
 /// What the car remembers across an ignition cycle: the queue in the order the listener hears it, the
 /// current entry and its place, the modes, the rate, and whether it played.
 ///
 /// The only owner of the saved play state. At start it puts it back into the playback controller before
 /// the node publishes anything (`restored` opens then), so the first now playing already shows it; while
-/// the node runs it follows playback and saves each change in one small transaction on its own task, never
-/// on the audio's; the position every progress interval while playing, and exactly at shutdown (it stops
-/// before the audio does).
+/// the node runs it observes playback and saves each change in one small transaction on its own task, never
+/// on the audio's; the position every progress interval while playing (`playbackProgressed`), and exactly
+/// at shutdown (it stops before the audio does).
 final class ResumeStore: Service, PlaybackObserver {
     private let memory: any PlayStateMemory
     private let playback: PlaybackController
     private let items: QueueItemMaker
-    private let origin: (any QueueOrigin)?
     private let mode: ResumeMode
-    private let progressInterval: Duration
     /// The transport's: commands are taken, so playing on by itself comes after the first now playing.
     private let ready: Latch
     private let logger: Logger
@@ -62,16 +34,14 @@ final class ResumeStore: Service, PlaybackObserver {
     private let inputs: AsyncStream<Input>
     private let inputContinuation: AsyncStream<Input>.Continuation
 
-    init(memory: any PlayStateMemory, playback: PlaybackController, items: QueueItemMaker, origin: (any QueueOrigin)?,
-         mode: ResumeMode, progressInterval: Duration, ready: Latch, saveFailures: FailureEpisode = FailureEpisode(),
+    init(memory: any PlayStateMemory, playback: PlaybackController, items: QueueItemMaker,
+         mode: ResumeMode, ready: Latch, saveFailures: FailureEpisode = FailureEpisode(),
          logger: Logger) {
         self.saveFailures = saveFailures
         self.memory = memory
         self.playback = playback
         self.items = items
-        self.origin = origin
         self.mode = mode
-        self.progressInterval = progressInterval
         self.ready = ready
         self.logger = logger
         // Only the newest change matters: a save writes the whole state as it is then.
@@ -80,9 +50,9 @@ final class ResumeStore: Service, PlaybackObserver {
 
     // MARK: - PlaybackObserver
 
-    func playbackChanged(_ snapshot: PlaybackSnapshot) { inputContinuation.yield(.changed) }
+    func playbackChanged(_ snapshot: PlaybackSnapshot, itemChanged: Bool = false) async { inputContinuation.yield(.changed) }
 
-    func playbackReported(_ event: PlaybackEvent) {}
+    func playbackProgressed(_ snapshot: PlaybackSnapshot, position: Double) async { inputContinuation.yield(.tick) }
 
     // MARK: - Service
 
@@ -91,9 +61,6 @@ final class ResumeStore: Service, PlaybackObserver {
         restored.open()
         var book = SaveBook()
         await withDiscardingTaskGroup { group in
-            group.addTask { [inputContinuation, progressInterval] in
-                while (try? await Task.sleep(for: progressInterval)) != nil { inputContinuation.yield(.tick) }
-            }
             if playOn {
                 group.addTask { [ready, playback, logger] in
                     await ready.wait()
@@ -132,7 +99,7 @@ final class ResumeStore: Service, PlaybackObserver {
             entries: book.saved?.entries ?? [], currentIndex: snapshot.queue.index,
             elapsed: snapshot.item == nil ? 0 : max(0, position ?? snapshot.elapsed),
             repeatMode: snapshot.queue.repeatMode.rawValue, shuffleMode: snapshot.queue.shuffleMode.rawValue,
-            rate: snapshot.rate, state: Self.stateName(snapshot), context: origin?.queueContext ?? [],
+            rate: snapshot.rate, state: Self.stateName(snapshot), context: snapshot.queue.context,
             savedAt: Date().timeIntervalSince1970)
         let queueChanged = book.saved?.entries.map(\.identifier) != snapshot.queue.identifiers
         if queueChanged {
@@ -194,8 +161,7 @@ final class ResumeStore: Service, PlaybackObserver {
             logger.info("nothing of the saved queue from the current entry on is in the catalog now; starting stopped")
             return false
         }
-        await playback.restore(queue, position: position, rate: saved.rate)
-        origin?.queueContext = saved.context
+        await playback.restore(queue, context: saved.context, position: position, rate: saved.rate)
         logger.info("restored a queue of \(queue.count) at entry \(queue.currentIndex.map { $0 + 1 } ?? 0), \(String(format: "%.1f", position)) s, \(saved.state)")
         return mode == .playing && saved.state == PlaybackState.playing.rawValue
     }

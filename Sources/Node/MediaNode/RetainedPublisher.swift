@@ -18,6 +18,8 @@ final class RetainedPublisher: Sendable {
     private let remembers: @Sendable (String) -> Bool
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
+    /// Told when one of their topics is marked (MPRIS follows the documents it shows), outside the lock.
+    private let watchers = Mutex<[(topics: Set<String>, changed: @Sendable () -> Void)]>([])
 
     private struct State {
         var published: [String: [UInt8]] = [:]
@@ -53,6 +55,7 @@ final class RetainedPublisher: Sendable {
         }
         if isNew && remembers(topic) { book?.published(topic) }
         wakeContinuation.yield()
+        notifyWatchers(of: topic)
     }
 
     /// Marks `topic` dirty with a document `render` makes at flush time.
@@ -62,6 +65,7 @@ final class RetainedPublisher: Sendable {
             Self.mark(topic, in: &state)
         }
         wakeContinuation.yield()
+        notifyWatchers(of: topic)
     }
 
     /// Sends `topic`'s current payload again at the next flush, even though it did not change (a
@@ -85,6 +89,7 @@ final class RetainedPublisher: Sendable {
         guard existed else { return }
         if remembers(topic) { book?.cleared(topic) }
         wakeContinuation.yield()
+        notifyWatchers(of: topic)
     }
 
     /// Clears topics an earlier run left retained, except those published again since; while
@@ -100,6 +105,16 @@ final class RetainedPublisher: Sendable {
         for topic in cleared where remembers(topic) { book?.cleared(topic) }
         if !cleared.isEmpty { wakeContinuation.yield() }
         return cleared
+    }
+
+    /// Calls `changed` whenever one of `topics` is marked (a new payload, a document to render, a clear).
+    /// It runs on the marking thread and must return at once.
+    func watch(_ topics: Set<String>, _ changed: @escaping @Sendable () -> Void) {
+        watchers.withLock { $0.append((topics, changed)) }
+    }
+
+    private func notifyWatchers(of topic: String) {
+        for watcher in watchers.withLock({ $0 }) where watcher.topics.contains(topic) { watcher.changed() }
     }
 
     private static func mark(_ topic: String, in state: inout State) {

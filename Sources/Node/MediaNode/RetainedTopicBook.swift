@@ -1,16 +1,5 @@
-import CatalogStore
 import Logging
 import Synchronization
-
-/// Where the node remembers which retained topics it published, across restarts.
-public protocol RetainedTopicMemory: Sendable {
-    /// The topics recorded as published and not cleared since.
-    func rememberedRetainedTopics() async throws -> Set<String>
-    /// Records topics published and cleared, together.
-    func rememberRetainedTopics(added: Set<String>, removed: Set<String>) async throws
-}
-
-extension CatalogDatabase: RetainedTopicMemory {}
 
 /// Keeps the memory of published retained topics in step with the broker, one write per retained flush,
 /// so a restarted node knows which deeper tree nodes an earlier run left retained and clears them: the

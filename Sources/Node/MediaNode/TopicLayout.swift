@@ -13,6 +13,9 @@ public struct TopicLayout: Sendable, Equatable {
     public var info: String { "\(prefix)/info" }
     public var commands: String { "\(prefix)/commands" }
     public var nowPlaying: String { "\(prefix)/nowplaying" }
+    /// `P/nowplaying/artwork`: the playing item's picture itself, empty when it has none, so a reader
+    /// that cannot follow now playing's `artwork.topic` (Home Assistant's image) still shows it.
+    public var nowPlayingArtwork: String { "\(prefix)/nowplaying/artwork" }
     public var queue: String { "\(prefix)/queue" }
     public var volume: String { "\(prefix)/volume" }
     public var result: String { "\(prefix)/result" }

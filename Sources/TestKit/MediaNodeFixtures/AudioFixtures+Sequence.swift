@@ -11,7 +11,22 @@ extension AudioFixtures {
     ) async throws -> URL {
         let url = directory.appendingPathComponent(fileName)
         let raw = directory.appendingPathComponent(fileName + ".raw")
-        let rate = 44_100
+        try writeRawTones(parts, to: raw)
+        defer { try? FileManager.default.removeItem(at: raw) }
+        try await run("gst-launch-1.0", [
+            "-q", "filesrc", "location=\(raw.path)", "!", "rawaudioparse", "format=pcm", "pcm-format=s16le",
+            "sample-rate=\(rawRate)", "num-channels=2", "!", "audioconvert", "!", "vorbisenc", "quality=0.9", "!",
+            "oggmux", "!", "filesink", "location=\(url.path)",
+        ])
+        return url
+    }
+
+    /// The sample rate of `writeRawTones`' output.
+    static let rawRate = 44_100
+
+    /// Consecutive tones with a little noise as raw 16-bit little-endian stereo at `rawRate`, for an encoder.
+    static func writeRawTones(_ parts: [(frequency: Int, seconds: Double)], to raw: URL) throws {
+        let rate = rawRate
         var samples: [Int16] = []
         var noise: UInt32 = 0x1234_5678
         for part in parts {
@@ -27,12 +42,5 @@ extension AudioFixtures {
             }
         }
         try samples.withUnsafeBytes { Data($0) }.write(to: raw)
-        defer { try? FileManager.default.removeItem(at: raw) }
-        try await run("gst-launch-1.0", [
-            "-q", "filesrc", "location=\(raw.path)", "!", "rawaudioparse", "format=pcm", "pcm-format=s16le",
-            "sample-rate=\(rate)", "num-channels=2", "!", "audioconvert", "!", "vorbisenc", "quality=0.9", "!",
-            "oggmux", "!", "filesink", "location=\(url.path)",
-        ])
-        return url
     }
 }

@@ -35,6 +35,10 @@ public final class InMemoryContentCatalog: ContentCatalog, Sendable {
         }
     }
 
+    public func item(uri: String) async throws -> ContentItem? {
+        state.withLock { state in state.items.values.first { $0.isPlayable && $0.uri == uri } }
+    }
+
     /// Replaces an item's fields, wherever it is listed.
     public func update(_ item: ContentItem) {
         state.withLock { $0.items[item.identifier] = item }

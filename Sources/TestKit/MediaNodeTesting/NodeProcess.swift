@@ -10,8 +10,10 @@ public final class NodeProcess: @unchecked Sendable {
     public let logFile: URL
 
     /// Starts `medianode` with `arguments`; its standard error goes to `logFile`.
-    /// - Parameter fileSizeLimit: the largest file it may write, in bytes (`ulimit -f`), to act out a full disk.
-    public init(arguments: [String], fileSizeLimit: Int? = nil) throws {
+    /// - Parameters:
+    ///   - fileSizeLimit: the largest file it may write, in bytes (`ulimit -f`), to act out a full disk.
+    ///   - environment: variables set for it on top of this process's (`DBUS_SESSION_BUS_ADDRESS`).
+    public init(arguments: [String], fileSizeLimit: Int? = nil, environment: [String: String] = [:]) throws {
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("medianode-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
@@ -26,6 +28,9 @@ public final class NodeProcess: @unchecked Sendable {
         }
         process.standardOutput = log
         process.standardError = log
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+        }
         try process.run()
     }
 

@@ -7,7 +7,8 @@ struct Bench: AsyncParsableCommand {
         abstract: "Measures MediaNode beside the floor: the same operation done directly, in the same run.",
         subcommands: [
             AnnounceBench.self, CommandRoundTrip.self, CommandEffect.self, ContentBench.self, CatalogImportBench.self,
-            CatalogScanBench.self, DownloadBench.self, LoudnessBench.self, HTTPFetchBench.self, MemoryBench.self, MemoryFloor.self,
+            CatalogScanBench.self, ChapterScanBench.self, DownloadBench.self, LoudnessBench.self, HTTPFetchBench.self,
+            MemoryBench.self, MemoryFloor.self, MPRISBench.self,
             NowPlayingBench.self, ResumeBench.self, StartFloor.self, SearchBench.self, TreeTrafficBench.self,
         ]
     )

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatalogStore
+import DBusBinding
 import Foundation
 import GStreamerAudio
 import Logging
@@ -78,6 +79,8 @@ struct Run: AsyncParsableCommand {
     var metricsInterval: Double?
     @Option(name: .customLong("metrics-listen"), help: "HOST:PORT to serve the same figures on as Prometheus text, at /metrics.")
     var metricsListen: String?
+    @Option(help: "Also appear on D-Bus as an MPRIS media player, org.mpris.MediaPlayer2.medianode.<node-id>: session, system or off (default).")
+    var mpris: String?
     @Option(help: "A JSON file with any of these options (keys as the long flags); flags override it.")
     var config: String?
 
@@ -216,6 +219,12 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError("--speed-volume must be 0 to 12 dB per 100 km/h, not \(speedVolume)")
             }
             configuration.speedVolume = speedVolume
+        }
+        switch mpris ?? "off" {
+        case "off": configuration.mpris = nil
+        case "session": configuration.mpris = .session
+        case "system": configuration.mpris = .system
+        case let other: throw ValidationError("--mpris must be session, system or off, not '\(other)'")
         }
         // This very executable measures untagged files, in a child process of its own.
         configuration.loudnessMeasurer = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path

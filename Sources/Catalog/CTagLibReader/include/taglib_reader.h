@@ -7,6 +7,12 @@
 extern "C" {
 #endif
 
+/// One chapter as the file gives it; `startMilliseconds` is -1 when its start cannot be read.
+typedef struct MNChapter {
+    long long startMilliseconds;
+    char *title;
+} MNChapter;
+
 /// What one file's headers say. Strings are malloc'd UTF-8 (free with mn_taglib_tags_free), NULL if absent.
 typedef struct MNTagLibTags {
     char *title;
@@ -36,6 +42,10 @@ typedef struct MNTagLibTags {
     char *replayGainAlbumPeak;
     char *r128TrackGain;
     char *r128AlbumGain;
+    /// The file's chapters in its own order (ID3v2 CHAP/CTOC, Vorbis comment CHAPTERnnn, MP4 chapter lists),
+    /// malloc'd; NULL and 0 when it has none. Titles may be NULL.
+    MNChapter *chapters;
+    int chapterCount;
 } MNTagLibTags;
 
 /// Reads the tags, stream length and embedded picture of the file at `path` without decoding audio; returns 1 when TagLib

@@ -11,6 +11,17 @@ extension CatalogDatabase: ContentCatalog {
         try readNow { db in try Self.item(identifier, in: db) }
     }
 
+    /// A scan of the items (there is no index on the location): asked only when a client names audio by its
+    /// URL (MPRIS's OpenUri), not on any path a head unit's browsing takes.
+    public func item(uri: String) async throws -> ContentItem? {
+        try await pool.read { db in
+            guard let identifier = try String.fetchOne(
+                db, sql: "SELECT identifier FROM item WHERE uri = ? AND isPlayable ORDER BY rowid LIMIT 1", arguments: [uri])
+            else { return nil }
+            return try Self.item(identifier, in: db)
+        }
+    }
+
     public func items(identifiers: [String]) async throws -> [String: ContentItem] {
         try await pool.read { db in
             var found: [String: ContentItem] = [:]
@@ -19,6 +30,10 @@ extension CatalogDatabase: ContentCatalog {
             }
             return found
         }
+    }
+
+    public func chapters(of identifier: String) async throws -> [ContentChapter]? {
+        try readNow { db in try Self.chapters(of: identifier, in: db) }
     }
 
     public func childCount(of containerIdentifier: String) async throws -> Int {
@@ -60,7 +75,9 @@ extension CatalogDatabase: ContentCatalog {
             sql: "SELECT \(ContentItem.selection) FROM item \(ContentItem.selectionJoins) WHERE item.identifier = ?")
         let rows = try Row.fetchCursor(statement, arguments: [identifier])
         guard try rows.next() != nil else { return nil }
-        return ContentItem(ColumnReader(statement: statement.sqliteStatement), from: 0)
+        var item = ContentItem(ColumnReader(statement: statement.sqliteStatement), from: 0)
+        if item.isPlayable { item.chapters = try chapters(of: identifier, in: db) }
+        return item
     }
 
     static func childCount(_ identifier: String, in db: Database) throws -> Int {

@@ -8,6 +8,11 @@ extension CatalogDatabase {
     public func localFiles(of sourceIdentifier: String) async throws -> [String: LocalFileRecord] {
         try await pool.read { db in
             var records: [String: LocalFileRecord] = [:]
+            let chapters = try Self.chapterLists(db.cachedStatement(sql: """
+                SELECT file.path, json_extract(entry.value, '$.startTime'), json_extract(entry.value, '$.title'), NULL
+                FROM local_file AS file, json_each(file.chapters) AS entry
+                WHERE file.sourceIdentifier = ? AND file.chapters IS NOT NULL ORDER BY file.path, entry.key
+                """), arguments: [sourceIdentifier])
             let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: """
                     SELECT path, size, modified, title, artist, album, genre, year, trackNumber, discNumber, duration,
@@ -19,7 +24,8 @@ extension CatalogDatabase {
                 let tags = AudioTags(
                     title: row[3], artist: row[4], album: row[5], genre: row[6], year: row[7], trackNumber: row[8],
                     discNumber: row[9], duration: row[10], composer: row[12], trackCount: row[13], discCount: row[14],
-                    loudness: LoudnessTags.stored(track: row[15], album: row[16], trackPeak: row[17], albumPeak: row[18]))
+                    loudness: LoudnessTags.stored(track: row[15], album: row[16], trackPeak: row[17], albumPeak: row[18]),
+                    chapters: chapters[row[0]]?.chapters)
                 records[row[0]] = LocalFileRecord(
                     path: row[0], size: row[1], modified: row[2], tags: tags, artworkKey: row[11])
             }
@@ -34,8 +40,8 @@ extension CatalogDatabase {
             sql: """
                 INSERT INTO local_file (sourceIdentifier, path, size, modified, title, artist, album, genre, year,
                     trackNumber, discNumber, duration, artworkKey, composer, trackCount, discCount, trackLoudness,
-                    albumLoudness, trackPeak, albumPeak)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    albumLoudness, trackPeak, albumPeak, chapters)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for file in files {
             let tags = file.tags
@@ -59,6 +65,7 @@ extension CatalogDatabase {
             insert.bind(18, tags.loudness?.album)
             insert.bind(19, tags.loudness?.trackPeak)
             insert.bind(20, tags.loudness?.albumPeak)
+            insert.bind(21, tags.chapters.map(Self.encodeChapters))
             try insert.run()
         }
         try storeTagLoudness(files, in: db)

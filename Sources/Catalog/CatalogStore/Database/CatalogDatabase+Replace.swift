@@ -95,6 +95,7 @@ extension CatalogDatabase {
         var rowids: [String: Int64] = [:]
         rowids.reserveCapacity(snapshot.count)
         var changed: [(item: ContentItem, digest: String, rowid: Int64)] = []
+        var inserted: [ContentItem] = []
         var updated = Set<String>()
         let insert = try DirectStatement(db, sql: "INSERT INTO item (\(CatalogSchema.itemColumns)) VALUES (\(placeholders(25)))")
         // Containers are written before playables, so a list of containers (the albums, the artists) sits
@@ -122,6 +123,7 @@ extension CatalogDatabase {
                     throw CatalogDatabaseError.invalidSnapshot("identifier \(identifier) belongs to another source")
                 }
                 rowids[identifier] = db.lastInsertedRowID
+                if item.chapters != nil { inserted.append(item) }
                 diff.addedItems += 1
                 if item.isContainer { diff.addedContainers.insert(identifier) }
             }
@@ -139,6 +141,7 @@ extension CatalogDatabase {
             try SearchIndex.add(changed.map(\.rowid), in: db)
         }
         if diff.addedItems > 0 { try SearchIndex.add(above: largestRowid, in: db) }
+        try storeChapters(of: inserted + changed.map(\.item), in: db)
 
         // Child lists: rewrite only those that differ; a listed child whose fields changed dirties its parent.
         var newChildren = snapshot.children

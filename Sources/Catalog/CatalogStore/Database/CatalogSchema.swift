@@ -146,6 +146,7 @@ enum CatalogSchema {
         registerPlayState(in: &migrator)
         registerListeningHistory(in: &migrator)
         registerLoudness(in: &migrator)
+        registerChapters(in: &migrator)
         return migrator
     }
 }

@@ -81,6 +81,15 @@ extension ContentItem {
         hash.mix(composer)
         hash.mix(summary)
         hash.mix(containerIdentifier)
+        // Only items that have them mix these in, so the digests of all others stay as stored before chapters.
+        if let chapters, !chapters.isEmpty {
+            hash.mix("chapters")
+            for chapter in chapters {
+                hash.mix(chapter.title)
+                hash.mix("\(chapter.startTime)")
+            }
+        }
+        if let chaptersURL { hash.mix("chaptersURL:" + chaptersURL) }
         return String(hash.value, radix: 16)
     }
 }

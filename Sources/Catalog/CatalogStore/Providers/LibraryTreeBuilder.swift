@@ -86,7 +86,7 @@ struct LibraryTreeBuilder {
                 releaseDate: album.year.map(String.init)), under: "\(sid):albums")
             for track in album.tracks {
                 let tags = track.record.tags
-                let item = ContentItem(
+                var item = ContentItem(
                     identifier: track.identifier, title: track.title, subtitle: track.artist,
                     artworkKey: track.record.artworkKey ?? album.artworkKey, isPlayable: true,
                     uri: URL(fileURLWithPath: track.record.path).absoluteString, artist: track.artist,
@@ -95,6 +95,7 @@ struct LibraryTreeBuilder {
                     trackCount: tags.trackCount ?? album.tracks.count, discNumber: tags.discNumber,
                     discCount: tags.discCount, genre: tags.genre, releaseDate: tags.year.map(String.init),
                     composer: tags.composer, containerIdentifier: album.identifier)
+                item.chapters = tags.chapters
                 snapshot.add(item, under: album.identifier)
                 allTracks.append((track, item, album))
             }

@@ -10,7 +10,7 @@ public struct LocalFolderProvider: CatalogProvider {
     public let source: CatalogSource
     public let roots: [URL]
 
-    public static let audioExtensions: Set<String> = ["ogg", "oga", "flac", "mp3", "m4a", "wav", "opus"]
+    public static let audioExtensions: Set<String> = ["ogg", "oga", "flac", "mp3", "m4a", "m4b", "wav", "opus"]
     public static let coverNames: [String] = ["cover.jpg", "folder.jpg", "cover.png", "folder.png", "front.jpg"]
 
     /// Called with (files examined, files found) as a scan goes, for progress bars; from the scanning task.
@@ -41,12 +41,15 @@ public struct LocalFolderProvider: CatalogProvider {
         var snapshot = LibraryTreeBuilder(source: source).build(records: scan.records)
         for blob in scan.newArtwork { snapshot.addArtwork(blob) }
         snapshot.localFiles = scan.records
+        snapshot.problems = scan.problems
         return .content(snapshot, FetchValidators())
     }
 
     struct Scan {
         var records: [LocalFileRecord] = []
         var newArtwork: [ArtworkBlob] = []
+        /// What was wrong in the files read this time (bad chapter data), one line each.
+        var problems: [String] = []
     }
 
     /// Files read in parallel per batch; between batches the scan reports progress and honours cancellation.
@@ -74,6 +77,7 @@ public struct LocalFolderProvider: CatalogProvider {
             for result in Self.read(batch, fallback: fallbackReader) {
                 scan.records.append(result.record)
                 if let blob = result.artwork { scan.newArtwork.append(blob) }
+                if let problem = result.problem { scan.problems.append(problem) }
             }
             start += batch.count
             done += batch.count
@@ -85,8 +89,8 @@ public struct LocalFolderProvider: CatalogProvider {
 
     /// Reads a batch of files concurrently; results keep the batch's order. A cover that cannot be read is left
     /// out. An audio file's embedded picture comes back as its artwork.
-    static func read(_ batch: [Candidate], fallback: (any TagReader)?) -> [(record: LocalFileRecord, artwork: ArtworkBlob?)] {
-        let results = Mutex([(record: LocalFileRecord, artwork: ArtworkBlob?)?](repeating: nil, count: batch.count))
+    static func read(_ batch: [Candidate], fallback: (any TagReader)?) -> [FileRead] {
+        let results = Mutex([FileRead?](repeating: nil, count: batch.count))
         DispatchQueue.concurrentPerform(iterations: batch.count) { index in
             let result = read(batch[index], fallback: fallback)
             results.withLock { $0[index] = result }
@@ -94,7 +98,14 @@ public struct LocalFolderProvider: CatalogProvider {
         return results.withLock { $0.compactMap { $0 } }
     }
 
-    static func read(_ candidate: Candidate, fallback: (any TagReader)?) -> (record: LocalFileRecord, artwork: ArtworkBlob?)? {
+    /// What reading one file gave: its record, its picture, and what was wrong with its chapters.
+    struct FileRead {
+        var record: LocalFileRecord
+        var artwork: ArtworkBlob?
+        var problem: String?
+    }
+
+    static func read(_ candidate: Candidate, fallback: (any TagReader)?) -> FileRead? {
         let path = candidate.path
         if candidate.isAudio {
             // TagLib first; the fallback (GStreamer's discoverer) for what TagLib cannot read. What neither can read (a
@@ -106,14 +117,22 @@ public struct LocalFolderProvider: CatalogProvider {
                 tags.title = LibraryTreeBuilder.dropExtension(LibraryTreeBuilder.split(path).name)
             }
             let artwork = read?.artwork
+            // Checked once here, when the file is read: an unchanged file is not read again, so its problem is
+            // logged once.
+            var problem: String?
+            if let chapters = tags.chapters {
+                let checked = ContentChapter.validated(chapters, duration: tags.duration)
+                tags.chapters = checked.chapters.isEmpty ? nil : checked.chapters
+                problem = checked.problem.map { "\(path): \($0)" }
+            }
             let record = LocalFileRecord(
                 path: path, size: candidate.size, modified: candidate.modified, tags: tags, artworkKey: artwork?.key)
-            return (record, artwork)
+            return FileRead(record: record, artwork: artwork, problem: problem)
         }
         // A cover file that is not a JPEG or PNG is no cover: the tree must not name a picture it cannot show.
         guard let data = FileManager.default.contents(atPath: path), let blob = ArtworkBlob.publishable(data) else { return nil }
         let record = LocalFileRecord(
             path: path, size: candidate.size, modified: candidate.modified, artworkKey: blob.key)
-        return (record, blob)
+        return FileRead(record: record, artwork: blob)
     }
 }

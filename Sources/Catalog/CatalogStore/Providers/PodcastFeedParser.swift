@@ -50,6 +50,7 @@ public struct PodcastFeedParser: CatalogParser {
             summary: (channel["description"] ?? channel["itunes:summary"]).map { HTMLText.plain($0) }?.nonEmpty))
 
         var episodes: [(date: Date?, order: Int, item: ContentItem)] = []
+        var problems: [String] = []
         var seen = Set<String>()
         for (order, entry) in feed.items.enumerated() {
             guard let enclosure = entry["enclosure@url"].flatMap({ URLResolver.resolve($0, against: base) }) else {
@@ -64,7 +65,7 @@ public struct PodcastFeedParser: CatalogParser {
                 ?? date.map(RFC822Date.day) ?? "Episode"
             let notes = (entry["content:encoded"] ?? entry["description"] ?? entry["itunes:summary"])
                 .map { HTMLText.plain($0) }?.nonEmpty
-            let item = ContentItem(
+            var item = ContentItem(
                 identifier: identifier, title: episodeTitle,
                 subtitle: [date.map(RFC822Date.day), duration.map(Self.formatted)].compactMap { $0 }
                     .joined(separator: " · ").nonEmpty,
@@ -77,6 +78,7 @@ public struct PodcastFeedParser: CatalogParser {
                 discNumber: entry["itunes:season"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
                 genre: "Podcast", releaseDate: date.map(RFC822Date.day), summary: notes,
                 containerIdentifier: feedIdentifier)
+            Self.attachChapters(to: &item, entry: entry, podlove: feed.podloveChapters[order], base: base, problems: &problems)
             episodes.append((date, order, item))
         }
         // Newest first; undated episodes keep feed order after the dated ones.
@@ -89,7 +91,27 @@ public struct PodcastFeedParser: CatalogParser {
             }
         }
         for episode in episodes { snapshot.add(episode.item, under: feedIdentifier) }
+        snapshot.problems = problems
         return snapshot
+    }
+
+    /// An episode's chapters: Podlove Simple Chapters inline when it has them (no fetch needed), else the
+    /// Podcasting 2.0 JSON document its `podcast:chapters` names, fetched by the provider with the feed.
+    static func attachChapters(
+        to item: inout ContentItem, entry: [String: String], podlove: [[String: String]]?, base: URL?,
+        problems: inout [String]
+    ) {
+        if let podlove, !podlove.isEmpty {
+            let checked = ContentChapter.validated(FeedChapters.podlove(podlove), duration: item.duration)
+            item.chapters = checked.chapters.isEmpty ? nil : checked.chapters
+            if let problem = checked.problem { problems.append("episode \"\(item.title)\": psc:chapters: \(problem)") }
+            return
+        }
+        // The JSON format only: the tag may also name other formats (e.g. text/srt) the node does not read.
+        let type = entry["podcast:chapters@type"]?.lowercased() ?? "application/json+chapters"
+        guard type.contains("json"), let url = entry["podcast:chapters@url"].flatMap({ URLResolver.resolve($0, against: base) })
+        else { return }
+        item.chaptersURL = url
     }
 
     /// itunes:duration as seconds: "3600", "59:59", "1:02:03", with optional fractions; nil if unreadable.
@@ -126,6 +148,8 @@ final class RSSReader: NSObject, XMLParserDelegate {
     private(set) var sawChannel = false
     private(set) var closedChannel = false
     private(set) var tooManyItems = false
+    /// Each item's Podlove Simple Chapters (`psc:chapter` attributes in order), by the item's index.
+    private(set) var podloveChapters: [Int: [[String: String]]] = [:]
     private var stack: [String] = []
     private var text = ""
     private var current: [String: String]?
@@ -136,6 +160,9 @@ final class RSSReader: NSObject, XMLParserDelegate {
         text = ""
         if name == "channel" { sawChannel = true }
         if name == "item" { current = [:] }
+        if name == "psc:chapter", current != nil, podloveChapters[items.count, default: []].count < ContentChapter.maximumCount * 4 {
+            podloveChapters[items.count, default: []].append(attributes)
+        }
         guard let key = key(for: stack) else { return }
         for (attribute, value) in attributes { record("\(key)@\(attribute)", value) }
     }

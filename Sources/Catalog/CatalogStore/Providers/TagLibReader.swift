@@ -1,4 +1,5 @@
 import CTagLibReader
+import ContentTree
 import Foundation
 
 /// Reads an audio file's tags and length: the library scanner's seam for a reader outside this target
@@ -33,12 +34,25 @@ public enum TagLibReader {
             loudness: LoudnessTags.parse(
                 trackGain: string(raw.replayGainTrackGain), trackPeak: string(raw.replayGainTrackPeak),
                 albumGain: string(raw.replayGainAlbumGain), albumPeak: string(raw.replayGainAlbumPeak),
-                r128TrackGain: string(raw.r128TrackGain), r128AlbumGain: string(raw.r128AlbumGain)))
+                r128TrackGain: string(raw.r128TrackGain), r128AlbumGain: string(raw.r128AlbumGain)),
+            chapters: chapters(raw))
         guard let bytes = raw.picture, raw.pictureSize > 0 else { return (tags, nil) }
         // The bytes were malloc'd for us: Data takes them over instead of copying up to 8 MiB again.
         raw.picture = nil
         let data = Data(bytesNoCopy: bytes, count: Int(raw.pictureSize), deallocator: .free)
         return (tags, ArtworkBlob.publishable(data))
+    }
+
+    /// The chapters as the file gives them, unchecked; a start that could not be read is NaN, so the check
+    /// names it. Nil when the file has none.
+    private static func chapters(_ raw: MNTagLibTags) -> [ContentChapter]? {
+        guard let list = raw.chapters, raw.chapterCount > 0 else { return nil }
+        return (0..<Int(raw.chapterCount)).map { index in
+            let chapter = list[index]
+            let start = chapter.startMilliseconds >= 0 ? Double(chapter.startMilliseconds) / 1000 : .nan
+            // Trimmed by the check that follows, not here: Foundation's trimming cost more than TagLib's read.
+            return ContentChapter(title: chapter.title.map { String(cString: $0) } ?? "", startTime: start)
+        }
     }
 
     private static func string(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {

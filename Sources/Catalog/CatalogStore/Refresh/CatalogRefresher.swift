@@ -34,6 +34,9 @@ public struct CatalogRefresher: Sendable {
                 logger.debug("catalog source unchanged", metadata: ["source": "\(source.identifier)"])
                 return .unchanged
             case let .content(snapshot, validators):
+                for problem in snapshot.problems {
+                    logger.warning("catalog data left out", metadata: ["source": "\(source.identifier)", "problem": "\(problem)"])
+                }
                 let diff = try await database.replaceContent(of: source.identifier, with: snapshot, validators: validators)
                 logger.info(
                     "catalog source refreshed",

@@ -49,8 +49,9 @@ public struct RefreshPolicy: Sendable, Hashable {
     /// If-None-Match / If-Modified-Since from what the last good response said.
     public func conditionalHeaders(for state: SourceSyncState) -> [String: String] {
         var headers: [String: String] = [:]
-        if let etag = state.etag { headers["If-None-Match"] = etag }
-        if let lastModified = state.lastModified { headers["If-Modified-Since"] = lastModified }
+        // An empty validator is a forgotten one (see `RemoteCatalogProvider.load`).
+        if let etag = state.etag, !etag.isEmpty { headers["If-None-Match"] = etag }
+        if let lastModified = state.lastModified, !lastModified.isEmpty { headers["If-Modified-Since"] = lastModified }
         return headers
     }
 

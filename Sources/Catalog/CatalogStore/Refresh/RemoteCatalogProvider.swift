@@ -9,6 +9,8 @@ public struct RemoteCatalogProvider: CatalogProvider {
     public let parser: any CatalogParser
     public let fetcher: any CatalogFetcher
     public let policy: RefreshPolicy
+    /// How the chapter documents a feed names are fetched.
+    public var chapterLimits = ChapterFetchLimits()
     let sleep: @Sendable (Duration) async throws -> Void
     let random: @Sendable () -> Double
 
@@ -38,13 +40,18 @@ public struct RemoteCatalogProvider: CatalogProvider {
         validators.contentHash = contentHash
         if contentHash == context.syncState.contentHash { return .unchanged(validators) }
 
-        let snapshot = try parser.parse(response.body, baseURL: url, source: source)
+        var snapshot = try parser.parse(response.body, baseURL: url, source: source)
         if policy.rejectEmptyReplacement, context.syncState.lastSuccessAt != nil,
             !snapshot.items.values.contains(where: \.isPlayable)
         {
             throw RefreshError.emptyReplacement
         }
         validators.title = snapshot.title
+        if await resolveChapters(in: &snapshot, context: context).incomplete {
+            // Read in full next time, so the chapters not fetched now are: empty validators replace the stored
+            // ones (nil would keep them) and match no response.
+            (validators.contentHash, validators.etag, validators.lastModified) = ("", "", "")
+        }
         return .content(snapshot, validators)
     }
 

@@ -1,0 +1,31 @@
+import Logging
+import MediaJSON
+import Playback
+
+/// Playback's events on `P/events`: trackStarted, trackEnded and error (a stall is counted in `P/metrics`,
+/// a seek shown by now playing).
+struct PlaybackEventPublisher: PlaybackObserver {
+    let events: EventPublisher
+    let logger: Logger
+
+    func playbackReported(_ event: PlaybackEvent) async {
+        switch event {
+        case let .trackStarted(identifier):
+            events.publish(["type": "trackStarted", "identifier": .string(identifier)])
+        case let .trackEnded(identifier, reason, position):
+            events.publish([
+                "type": "trackEnded", "identifier": .string(identifier), "reason": .string(reason.rawValue),
+                "position": .number(position),
+            ])
+        case let .error(identifier, error):
+            logger.warning("playback error on \(identifier ?? "the output"): \(error)")
+            events.publish([
+                "type": "error", "identifier": JSONValue(identifier), "kind": .string(error.kind.rawValue),
+                "message": .string(error.message),
+            ])
+        case .stalled, .seeked:
+            // A stall is counted in `P/metrics`; the contract has no event for either (now playing shows a seek).
+            break
+        }
+    }
+}
