@@ -25,6 +25,7 @@ extension MQTTClient {
             }
             loopCode = serveOnce(timeout: goodbye == nil ? loopTimeout(until: index == 0 ? nil : nextProbe) : 10)
             askAgainForRefusedSubscriptions()
+            settleTakeovers()
             guard index != 0, goodbye == nil, !isShuttingDown else { continue }
             if state.withLock({ $0.firstBrokerAnswers && !$0.isFailingBack }) {
                 goodbye = leaveForFirstBroker(from: index)

@@ -56,8 +56,11 @@ public final class MQTTClient: Sendable {
         var isThreadLeft = false
         var isThreadDone = false
         var connectedAt: ContinuousClock.Instant?
-        /// Connections dropped within seconds of being made, in a row: the sign of a client-id clash.
-        var quickDrops = 0
+        /// Whether lost connections are being taken over by another client with the same id, and the pause
+        /// that asks for.
+        var takeovers = TakeoverWatch()
+        /// Set when the connection just lost was taken over: seconds the loop waits before the next try.
+        var takeoverWait: Double?
         /// The last connection problem logged, so a broker that stays down is logged once, not every retry.
         var lastProblem: String?
         /// The broker of the current connection (or attempt), an index into `configuration.brokers`.
