@@ -10,6 +10,10 @@ extension BrokerSecurityTests {
         return String(decoding: bytes.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 
+    /// A node that should refuse to start but does not (as before the check) is killed after 20 s, so the
+    /// test fails instead of waiting for it.
+    static let refusalLimit = ["-s", "KILL", "20"]
+
     /// A file holding `text` with the permissions `mode`.
     func file(_ name: String, _ text: String, mode: Int) throws -> String {
         let path = scratchPath(name)
@@ -74,7 +78,7 @@ extension BrokerSecurityTests {
     @Test("a password file, or a config file holding the password, that other users can read is refused, naming the file and the fix; a password on the command line works, with a warning")
     func readableSecretsRefused() async throws {
         let passwordFile = try file("open-password", "car1-secret\n", mode: 0o644)
-        let withFile = try await ToolRun.capture(NodeProcess.binaryPath, [
+        let withFile = try await ToolRun.capture("timeout", Self.refusalLimit + [NodeProcess.binaryPath,
             "--broker", "mqtts://car1@127.0.0.1:\(broker.port)", "--broker-password-file", passwordFile,
             "--database", scratchPath("refused.sqlite")])
         #expect(withFile.status != 0)
@@ -83,14 +87,14 @@ extension BrokerSecurityTests {
                 "\(withFile.output)")
         // The unit's group (audio) holds other users too: readable by the group is refused as well.
         let groupFile = try file("group-password", "car1-secret\n", mode: 0o640)
-        let withGroupFile = try await ToolRun.capture(NodeProcess.binaryPath, [
+        let withGroupFile = try await ToolRun.capture("timeout", Self.refusalLimit + [NodeProcess.binaryPath,
             "--broker", "mqtts://car1@127.0.0.1:\(broker.port)", "--broker-password-file", groupFile,
             "--database", scratchPath("refused.sqlite")])
         #expect(withGroupFile.status != 0)
         #expect(withGroupFile.output.contains("\(groupFile) holds the broker password") && withGroupFile.output.contains("mode 640"),
                 "\(withGroupFile.output)")
         let config = try file("open.json", #"{"broker": "\#(url("car1"))", "node-id": "car1"}"#, mode: 0o644)
-        let withConfig = try await ToolRun.capture(NodeProcess.binaryPath, ["--config", config])
+        let withConfig = try await ToolRun.capture("timeout", Self.refusalLimit + [NodeProcess.binaryPath, "--config", config])
         #expect(withConfig.status != 0)
         #expect(withConfig.output.contains("config file \(config) holds the broker password and users other than its owner can read"), "\(withConfig.output)")
 
