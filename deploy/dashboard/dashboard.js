@@ -181,6 +181,7 @@
       node.row.cells[5].textContent = m && m.replyMs ? formatMs(m.replyMs.p99) : '';
       node.row.cells[6].textContent = m && m.playback ? String(m.playback.stalls) : '';
       renderHealth(node);
+      renderConflict(node);
     }
     fleet.dirty.clear();
     if (added.length) {
@@ -234,6 +235,26 @@
     } else if (!stale && mark) {
       mark.remove();
     }
+  }
+
+  /// Two nodes started with this node's id take the broker connection from each other (topics.md "Two nodes
+  /// with one id"): marked as long as its P/metrics says so.
+  function renderConflict(node) {
+    const broker = node.metrics && node.metrics.broker;
+    const cell = node.row.cells[1];
+    let mark = cell.querySelector('.badge.conflict');
+    if (!(broker && broker.clientIdConflict === true)) {
+      if (mark) mark.remove();
+      return;
+    }
+    if (!mark) {
+      mark = document.createElement('span');
+      mark.className = 'badge conflict';
+      mark.textContent = 'id conflict';
+      cell.appendChild(mark);
+    }
+    mark.title = 'two nodes use this node id: the broker closes one\'s connection whenever the other connects ('
+      + broker.takeovers + ' takeovers so far); give each its own --node-id';
   }
 
   setInterval(() => {

@@ -125,6 +125,8 @@ public final class DownloadManager: Sendable {
             for episode in try await store.newestEpisodes(perFeed: count) where record(for: episode.identifier) == nil {
                 try await download(identifier: episode.identifier, url: episode.url, automatic: true)
             }
+        } catch is CancellationError {
+            // A shutdown: nothing went wrong.
         } catch {
             logger.warning("could not choose episodes to download: \(error)")
         }
@@ -237,6 +239,8 @@ public final class DownloadManager: Sendable {
     public func listDownloaded() async {
         do {
             try await store.listDownloads(downloaded().map(\.identifier))
+        } catch is CancellationError {
+            // A shutdown: nothing went wrong.
         } catch {
             logger.warning("could not list the downloads in the tree: \(error)")
         }

@@ -70,14 +70,34 @@ public struct CatalogService: Service {
         }
     }
 
+    /// Registers the configured sources not in the catalog yet, which makes their sections, before the node
+    /// reads its tree: the first tree then holds each section (saying it is loading until its source is
+    /// read), and no index path changes meaning when the first scan lands. A catalog that has them already
+    /// is not written to.
+    public func registerSources() async {
+        do {
+            let known = Set(try await database.sources().map { [$0.identifier, $0.mount, String($0.rank)] })
+            for provider in providers where !known.contains([provider.source.identifier, provider.source.mount, String(provider.source.rank)]) {
+                try await database.register(provider.source)
+            }
+        } catch {
+            // The first refresh registers them; only the start's tree lacks their sections meanwhile.
+            logger.warning("could not register the catalog sources before the start: \(error)")
+        }
+    }
+
     /// The full integrity check the start skipped; a cache rebuilt because it was corrupt is refilled at once.
+    ///
+    /// `P/info` counts the rebuilt file before the event says so: a count read from the file moved aside (the
+    /// start's, still under way) is then older than this one and never published after the event, where a
+    /// client would take it for the refill's.
     func verifyCatalog() async {
         guard let aside = await database.verifyIntegrity(), !Task.isCancelled else { return }
+        await node.refreshCatalogSummary()
         node.publishEvent([
             "type": "error", "kind": "database", "movedTo": .string(aside),
             "message": "the catalog cache failed its integrity check; it was moved aside and is rebuilt from the sources",
         ])
-        await node.refreshCatalogSummary()
         await refreshAll()
     }
 

@@ -147,8 +147,10 @@ struct LoudnessAnalyser: Service {
         return results
     }
 
-    /// Runs `medianode catalog measure` on `paths` and returns its output lines (nil: it could not start);
-    /// terminates it when the task is cancelled (a shutdown never waits for a batch).
+    /// Runs `medianode catalog measure` on `paths` and returns its output lines (nil: it could not start,
+    /// or the task was cancelled). A cancelled task kills the child and returns at once: a shutdown never
+    /// waits for a batch, nor for a child at the lowest priority to be given the CPU to die on a busy
+    /// machine (it held nothing the node needs).
     func runChild(paths: [String]) async -> [String]? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: measurer)
@@ -157,22 +159,24 @@ struct LoudnessAnalyser: Service {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         let child = ChildProcess(process)
-        return await withTaskCancellationHandler {
-            let finished: Bool = await withCheckedContinuation { continuation in
-                process.terminationHandler = { _ in continuation.resume(returning: true) }
+        let finished: Bool = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard child.begin(continuation) else { return }
+                process.terminationHandler = { _ in child.end(finished: true) }
                 do {
                     try process.run()
                 } catch {
                     process.terminationHandler = nil
                     logger.warning("loudness: cannot start \(measurer): \(error)")
-                    continuation.resume(returning: false)
+                    child.end(finished: false)
                 }
+                child.started()
             }
-            guard finished else { return nil }
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         } onCancel: {
-            child.terminate()
+            child.kill()
         }
+        guard finished, !Task.isCancelled else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 }

@@ -9,6 +9,10 @@ import Synchronization
 /// Publishes the node's health: `P/metrics` (retained) at once after `online` and every interval, and the
 /// Prometheus text on `--metrics-listen`.
 ///
+/// `P/metrics` is a document the retained publisher renders when it sends it: the copy sent with every
+/// (re)connection's `online` carries the figures of that moment, not those of up to an interval before,
+/// and it is the only one sent then (a second publish on the connection would send it twice at once).
+///
 /// Owns the node's metrics backend (`NodeMetricsBackend`), which the others reach only as a factory
 /// (`MetricsRecording`), and follows playback as a `PlaybackObserver` for the seconds played, the stalls
 /// and the errors. Placed right after the transport, so it stops just before it: its last `P/metrics`
@@ -28,9 +32,6 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
     private let errors: Counter
     /// Since when the audio plays, while it does.
     private let playingSince = Mutex<ContinuousClock.Instant?>(nil)
-    /// Each (re)connection, after which `online` is said again and `P/metrics` follows it at once.
-    private let connections: AsyncStream<Void>
-    private let connectionContinuation: AsyncStream<Void>.Continuation
     /// Intervals between quantile updates when only the scrape asks for them.
     static let defaultInterval = Duration.seconds(60)
 
@@ -46,12 +47,7 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
         secondsPlayed = FloatingPointCounter(label: MetricName.secondsPlayed, factory: backend)
         stalls = Counter(label: MetricName.stalls, factory: backend)
         errors = Counter(label: MetricName.playbackErrors, factory: backend)
-        (connections, connectionContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
-
-    /// The transport is (again) on a broker and says `online` there: fresh figures follow it, not the copy
-    /// marked up to an interval ago. Returns at once.
-    func connected() { connectionContinuation.yield() }
 
     var factory: any MetricsFactory { backend }
 
@@ -61,24 +57,19 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
         await cancelWhenGracefulShutdown { [self] in
             await ready.wait()
             let interval = settings.interval ?? Self.defaultInterval
-            if settings.interval != nil { publish() }
-            await withDiscardingTaskGroup { group in
-                if settings.interval != nil {
-                    group.addTask { for await _ in self.connections { self.publish() } }
-                }
-                while !Task.isCancelled {
-                    do { try await Task.sleep(for: interval) } catch { break }
-                    if settings.interval != nil { publish() } else { backend.closeInterval() }
-                }
-                group.cancelAll()
+            if settings.interval != nil { mark() }
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: interval) } catch { break }
+                backend.closeInterval()
+                if settings.interval != nil { mark() }
             }
         }
     }
 
-    /// Closes the interval and marks `P/metrics` with what the node counted.
-    func publish() {
-        backend.closeInterval()
-        retained.publish(topic, backend.document(at: moment()).jsonBytes)
+    /// Marks `P/metrics`: the retained publisher renders it from what the node counted when it sends it, and
+    /// again on each (re)connection.
+    func mark() {
+        retained.publish(topic, rendering: { [self] in backend.document(at: moment()).jsonBytes })
     }
 
     /// The figures read at this moment, the seconds played so far included.

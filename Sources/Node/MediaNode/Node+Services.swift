@@ -25,7 +25,7 @@ extension Node {
         let session = NodeSession(
             transport: transport, retained: retained, topics: topics, commands: commands, inbound: inbound,
             capabilities: capabilities, commandCenter: commandCenter, info: info, volume: volume, playback: playback,
-            resumeStore: resumeStore, metricsService: metricsService, retainedBook: retainedBook,
+            resumeStore: resumeStore, retainedBook: retainedBook,
             commandsReady: commandsReady, initialStatePublished: initialStatePublished, hasCatalog: catalog != nil,
             hasContent: content != nil, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -94,7 +94,7 @@ extension Node {
                     logger: logger),
                 serviceName: "MPRIS"))
         }
-        return services
+        return ShutdownSteps.timing(services, logger: logger)
     }
 
     /// Runs the node's services in a group of their own until `shutdown` (or cancellation): for tests,

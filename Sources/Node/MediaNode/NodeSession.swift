@@ -20,7 +20,6 @@ final class NodeSession: BrokerSession {
     private let volume: ListenerVolume?
     private let playback: PlaybackController?
     private let resumeStore: ResumeStore?
-    private let metricsService: MetricsService?
     private let retainedBook: RetainedTopicBook?
     /// Opened here once the command subscriptions and the initial state are in place.
     private let commandsReady: Latch
@@ -34,7 +33,7 @@ final class NodeSession: BrokerSession {
 
     init(transport: any MessageTransport, retained: RetainedPublisher, topics: TopicLayout, commands: CommandDispatcher,
          inbound: InboundLanes, capabilities: CapabilitiesPublisher, commandCenter: RemoteCommandCenter, info: NodeInfo,
-         volume: ListenerVolume?, playback: PlaybackController?, resumeStore: ResumeStore?, metricsService: MetricsService?,
+         volume: ListenerVolume?, playback: PlaybackController?, resumeStore: ResumeStore?,
          retainedBook: RetainedTopicBook?, commandsReady: Latch, initialStatePublished: Latch, hasCatalog: Bool,
          hasContent: Bool, logger: Logger) {
         self.transport = transport
@@ -48,7 +47,6 @@ final class NodeSession: BrokerSession {
         self.volume = volume
         self.playback = playback
         self.resumeStore = resumeStore
-        self.metricsService = metricsService
         self.retainedBook = retainedBook
         self.commandsReady = commandsReady
         self.initialStatePublished = initialStatePublished
@@ -97,8 +95,8 @@ final class NodeSession: BrokerSession {
         for await event in transport.events {
             switch event {
             case .connected:
+                // Renders `P/metrics` afresh too: the health follows `online` with the figures of now.
                 retained.connected(first: [topics.status, topics.info, topics.commands])
-                metricsService?.connected()
             case let .disconnected(reason):
                 retained.disconnected()
                 logger.debug("transport disconnected: \(reason)")
@@ -148,25 +146,16 @@ final class NodeSession: BrokerSession {
             JSONValue.object(["identifiers": [], "index": .null, "repeatMode": "off", "shuffleMode": "off"]).jsonBytes)
     }
 
-    /// Says `offline` (retained) and waits briefly for the broker to take it, then disconnects.
+    /// Says `offline` (retained), then disconnects. Waits for nothing on the network here: the transport's
+    /// shutdown lets what is published go out before its DISCONNECT, within limits of its own.
     func sayOfflineAndDisconnect() async {
         isSayingOffline.store(true, ordering: .releasing)
         retained.flush()
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await self.transport.publishAndWait(
-                        topic: self.topics.status, payload: Array("offline".utf8), retain: true, properties: .init())
-                }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(2))
-                    throw CancellationError()
-                }
-                try await group.next()
-                group.cancelAll()
-            }
+            try transport.publish(
+                topic: topics.status, payload: Array("offline".utf8), qos: 1, retain: true, properties: .init())
         } catch {
-            logger.warning("could not confirm 'offline' with the broker before disconnecting (\(error))")
+            logger.warning("could not say 'offline' before disconnecting (\(error)); the broker's last will says it")
         }
         await retainedBook?.flush()
         await transport.shutdown()

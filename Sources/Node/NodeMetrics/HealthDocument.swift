@@ -63,7 +63,10 @@ extension NodeMetricsBackend {
                 "secondsPlayed": count(MetricName.secondsPlayed), "stalls": count(MetricName.stalls),
                 "errors": count(MetricName.playbackErrors),
             ],
-            "broker": ["connects": count(MetricName.brokerConnects), "failovers": count(MetricName.brokerFailovers)],
+            "broker": [
+                "connects": count(MetricName.brokerConnects), "failovers": count(MetricName.brokerFailovers),
+                "takeovers": count(MetricName.brokerTakeovers), "clientIdConflict": .bool(gauge(MetricName.clientIDConflict) == 1),
+            ],
             "catalog": [
                 "playables": .number(gauge(MetricName.catalogPlayables) ?? 0),
                 "bytes": .number(Double(moment.catalogBytes)),

@@ -17,6 +17,10 @@ public enum MetricName {
     public static let brokerConnects = "medianode_broker_connects_total"
     /// Connections accepted by another broker than the one before (fail-over and fail-back).
     public static let brokerFailovers = "medianode_broker_failovers_total"
+    /// Connections taken over by another client with the node's client id (a second node with its id).
+    public static let brokerTakeovers = "medianode_broker_takeovers_total"
+    /// 1 while another client with the node's client id keeps taking its connection over (a gauge).
+    public static let clientIDConflict = "medianode_broker_client_id_conflict"
     /// Playable items in the catalog cache (a gauge).
     public static let catalogPlayables = "medianode_catalog_playables"
     public static let downloadsFinished = "medianode_downloads_finished_total"

@@ -95,6 +95,18 @@ public final class MosquittoBroker: @unchecked Sendable {
     public var configurationFile: URL { directory.appendingPathComponent("mosquitto.conf") }
     public var log: String { (try? String(contentsOf: directory.appendingPathComponent("mosquitto.log"), encoding: .utf8)) ?? "" }
 
+    /// Waits until the log holds one of `texts` (the broker writes it when it gets to it, which on a loaded
+    /// machine can be after the test's turn); whether it came within `timeout`.
+    public func waitForLog(anyOf texts: [String], timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let log = self.log
+            if texts.contains(where: log.contains) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
     /// Starts the broker (again) on the same port and waits until it accepts connections.
     public func start() async throws {
         let process = Process()
@@ -125,6 +137,16 @@ public final class MosquittoBroker: @unchecked Sendable {
         guard let process, process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         await process.exited()
+    }
+
+    /// Freezes the broker (SIGSTOP): connections stay open and nothing is answered, as with a broker
+    /// that hangs or a network that silently drops everything. `thaw` lets it go on.
+    public func freeze() {
+        if let process = lock.withLock({ self.process }), process.isRunning { Glibc.kill(process.processIdentifier, SIGSTOP) }
+    }
+
+    public func thaw() {
+        if let process = lock.withLock({ self.process }), process.isRunning { Glibc.kill(process.processIdentifier, SIGCONT) }
     }
 
     /// Stops the broker for good, without waiting for it to end (a `defer` cannot await; nothing reuses

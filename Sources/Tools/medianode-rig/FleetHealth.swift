@@ -36,7 +36,7 @@ struct FleetHealth {
             reporting += 1
             for group in Self.summed {
                 for (key, value) in metrics[group]?.objectValue ?? [:] {
-                    sums[group, default: [:]][key, default: 0] += value.numberValue ?? 0
+                    sums[group, default: [:]][key, default: 0] += value.numberValue ?? (value == .bool(true) ? 1 : 0)
                 }
             }
         }

@@ -42,6 +42,10 @@ enum ConfigFile {
         guard case let .object(values) = document else {
             throw ValidationError("config file \(path) must hold a JSON object")
         }
+        // A file that holds the broker password must be the owner's alone, as the password file must.
+        if let brokers = values["broker"], (arguments(brokers) ?? []).contains(where: { $0.map(BrokerPassword.holdsPassword) == true }) {
+            try BrokerPassword.checkPrivate(path, what: "config file")
+        }
         var entries: [Entry] = []
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
             guard key != "config" else { throw ValidationError("config file \(path): a config file cannot name another") }

@@ -15,7 +15,7 @@ struct Medianode: AsyncParsableCommand {
         // Loading GStreamer's plugin registry takes longer than parsing the arguments and needs none of
         // them: it runs meanwhile, and the node's audio engine finds it done.
         GStreamerEngine.prepareInBackground()
-        let arguments = Run.expandingHomeAssistantFlag(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Run.expandingHomeAssistantFlag(Run.joiningNegativeNumbers(Array(CommandLine.arguments.dropFirst())))
         do {
             await main(try ConfigFile.applying(to: arguments))
         } catch {

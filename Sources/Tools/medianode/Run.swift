@@ -17,6 +17,9 @@ struct Run: AsyncParsableCommand {
 
     @Option(help: "Broker URL: mqtt://[user:password@]host[:port] or mqtts://...; repeatable: the first that answers is used, the others in turn when the connection is lost.")
     var broker: [String] = []
+    @Option(name: .customLong("broker-password-file"),
+            help: "A file whose first line is the broker password, for each --broker that names a user and no password (mqtt://USER@host): keeps it off the command line, where every local user can read it. Refused when other users can read the file.")
+    var brokerPasswordFile: String?
     @Option(name: .customLong("failback-interval"), help: "While on any broker but the first, seconds between tries of the first (default 30).")
     var failbackInterval: Double?
     @Option(help: "Topic prefix (default medianode/<node-id>).")
@@ -70,7 +73,9 @@ struct Run: AsyncParsableCommand {
     var resume: String?
     @Option(name: .customLong("speed-volume"), help: "Decibels of output gain per 100 km/h of vehicleSpeed in the context, at most +12 (default 0: off).")
     var speedVolume: Double?
-    @Option(name: .customLong("loudness-target"), help: "The loudness every item plays at, in LUFS (default -18), from ReplayGain/R128 tags or the node's measurement; off plays every file as it is.")
+    /// Its value is negative: see `joiningNegativeNumbers`.
+    @Option(name: .customLong("loudness-target"),
+            help: "The loudness every item plays at, in LUFS (default -18), from ReplayGain/R128 tags or the node's measurement; off plays every file as it is.")
     var loudnessTarget: String?
     @Option(name: .customLong("metrics-interval"), help: "Seconds between two health reports on P/metrics (default 60, 0: none).")
     var metricsInterval: Double?
@@ -92,6 +97,9 @@ struct Run: AsyncParsableCommand {
         }
         let logger = Logger(label: "medianode")
         let configuration = try nodeConfiguration()
+        if CommandLine.arguments.dropFirst().contains(where: BrokerPassword.holdsPassword) {
+            logger.warning("the broker password on the command line can be read by every user of this machine (ps, /proc/PID/cmdline): give it in --broker-password-file or in the --config file")
+        }
         let announcementRole = try announcementStreamRole()
         let brokers = configuration.brokers.map(\.description).joined(separator: ", then ")
         logger.info("starting node '\(configuration.nodeID)' on \(brokers) under \(configuration.prefix)/")
@@ -127,6 +135,7 @@ struct Run: AsyncParsableCommand {
         let catalogService = CatalogService(
             node: node.catalogObserver, database: catalog, libraries: configuration.libraries, catalogs: configuration.catalogs,
             settings: refresh, tagReader: DiscovererTagReader())
+        await catalogService.registerSources()
         // One group, in dependency order: on SIGTERM or SIGINT commands stop first and the transport last,
         // once the node has said `offline` (see `Node.services`).
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
@@ -142,6 +151,9 @@ struct Run: AsyncParsableCommand {
         var brokerURLs: [BrokerURL] = []
         for text in brokerTexts.isEmpty ? ["mqtt://127.0.0.1:1883"] : brokerTexts {
             do { brokerURLs.append(try BrokerURL(parsing: text)) } catch { throw ValidationError(error.description) }
+        }
+        if let brokerPasswordFile {
+            try BrokerPassword.apply(try BrokerPassword.read(file: brokerPasswordFile), to: &brokerURLs)
         }
         guard Set(brokerURLs.map(\.usesTLS)).count == 1 else {
             throw ValidationError("--broker: give all brokers as mqtt:// or all as mqtts://, not a mix")
@@ -274,6 +286,30 @@ struct Run: AsyncParsableCommand {
             }
         }
         return expanded
+    }
+
+    /// The options whose value may be a negative number.
+    static let negativeNumberOptions: Set<String> = ["--loudness-target"]
+
+    /// Lets `--loudness-target -23` stand as two arguments: the parser reads an argument that starts with a
+    /// dash as flags, so a negative number after one of `negativeNumberOptions` is joined to it
+    /// (`--loudness-target=-23`). Only a number: the option followed by another flag still lacks its value,
+    /// and says so.
+    static func joiningNegativeNumbers(_ arguments: [String]) -> [String] {
+        var joined: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            let next = index + 1 < arguments.endIndex ? arguments[index + 1] : nil
+            if negativeNumberOptions.contains(argument), let next, next.hasPrefix("-"), Double(next) != nil {
+                joined.append("\(argument)=\(next)")
+                index += 2
+            } else {
+                joined.append(argument)
+                index += 1
+            }
+        }
+        return joined
     }
 
     static func startEngine(sink: String) throws(ValidationError) -> GStreamerEngine {

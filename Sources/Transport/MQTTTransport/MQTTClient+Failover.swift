@@ -15,17 +15,20 @@ extension MQTTClient {
         }
         var nextProbe = ContinuousClock.now + configuration.failbackInterval
         var loopCode = Int32(MOSQ_ERR_SUCCESS.rawValue)
-        var saidGoodbye = false
+        var goodbye: Goodbye?
+        defer { goodbye?.finish() }
         while loopCode == Int32(MOSQ_ERR_SUCCESS.rawValue) {
-            if isShuttingDown, !saidGoodbye {
-                saidGoodbye = true
-                disconnectAfterReading()
+            if goodbye == nil, isShuttingDown { goodbye = Goodbye(waitingForAcknowledgements: true) }
+            if goodbye != nil {
+                goodbye!.advance(self)
+                if goodbye!.isOverdue { break }
             }
-            loopCode = serveOnce(timeout: loopTimeout(until: index == 0 ? nil : nextProbe))
+            loopCode = serveOnce(timeout: goodbye == nil ? loopTimeout(until: index == 0 ? nil : nextProbe) : 10)
             askAgainForRefusedSubscriptions()
-            guard index != 0, !isShuttingDown else { continue }
+            settleTakeovers()
+            guard index != 0, goodbye == nil, !isShuttingDown else { continue }
             if state.withLock({ $0.firstBrokerAnswers && !$0.isFailingBack }) {
-                leaveForFirstBroker(from: index)
+                goodbye = leaveForFirstBroker(from: index)
             } else if ContinuousClock.now >= nextProbe {
                 nextProbe = ContinuousClock.now + configuration.failbackInterval
                 probeFirstBroker(generation: generation)
@@ -62,30 +65,11 @@ extension MQTTClient {
 
     /// Fail-back: a clean DISCONNECT (the broker drops the will, so no `offline` lands on a retained status
     /// topic a cluster shares), after which `runNetworkLoop` connects to the first broker.
-    func leaveForFirstBroker(from index: Int) {
+    func leaveForFirstBroker(from index: Int) -> Goodbye {
         state.withLock { $0.isFailingBack = true }
         logger.info("the first broker \(configuration.brokers[0]) answers again: leaving \(configuration.brokers[index]) for it")
-        disconnectAfterReading()
-    }
-
-    /// A clean DISCONNECT, on the network thread, at shutdown and at fail-back: the broker drops the will.
-    func disconnectAfterReading() {
-        readWhatIsWaiting()
-        mosquitto_disconnect_v5(handle, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
-        // Written now, right after the reads: libmosquitto closes the socket as soon as DISCONNECT is out.
-        _ = mosquitto_loop_write(handle, 1)
-    }
-
-    /// Reads every packet the broker has sent so far. libmosquitto closes the socket right after writing
-    /// DISCONNECT, and Linux answers the close of a socket with unread data with a reset instead of an
-    /// orderly end; a broker that then fails to write to the connection before it reads the DISCONNECT
-    /// counts it as lost and sends the will, so an `offline` could land on the broker being left.
-    private func readWhatIsWaiting() {
-        for _ in 0..<1000 {
-            var waiting = pollfd(fd: mosquitto_socket(handle), events: Int16(POLLIN), revents: 0)
-            guard waiting.fd >= 0, poll(&waiting, 1, 0) == 1, waiting.revents & Int16(POLLIN) != 0,
-                  mosquitto_loop_read(handle, 1) == Int32(MOSQ_ERR_SUCCESS.rawValue)
-            else { return }
-        }
+        var goodbye = Goodbye(waitingForAcknowledgements: false)
+        goodbye.advance(self)
+        return goodbye
     }
 }

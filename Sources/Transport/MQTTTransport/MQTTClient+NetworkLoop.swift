@@ -20,13 +20,16 @@ extension MQTTClient {
             let index = rotation.current
             let broker = configuration.brokers[index]
             let next: BrokerRotation.Next
+            state.withLock { $0.isConnecting = true }
             let code = connect(to: index)
+            state.withLock { $0.isConnecting = false }
             if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
                 serveConnection(toBrokerAt: index)
                 if isShuttingDown { break }
-                let (accepted, failingBack) = state.withLock { state in
-                    defer { state.wasAccepted = false; state.isFailingBack = false }
-                    return (state.wasAccepted, state.isFailingBack)
+                let (accepted, failingBack, takeoverWait) = state.withLock { state in
+                    defer { state.wasAccepted = false; state.isFailingBack = false; state.takeoverWait = nil }
+                    if !state.wasAccepted { state.takeovers.attemptFailed() }
+                    return (state.wasAccepted, state.isFailingBack, state.takeoverWait)
                 }
                 if failingBack {
                     // A second between leaving one broker and arriving at the other: a cluster has then
@@ -36,7 +39,13 @@ extension MQTTClient {
                     continue
                 }
                 next = accepted ? rotation.lost() : rotation.failed()
+                if let takeoverWait {
+                    // Taken over: the other client keeps the connection meanwhile (see `TakeoverWatch`).
+                    _ = wakeUp.wait(timeout: .now() + takeoverWait)
+                    continue
+                }
             } else {
+                state.withLock { $0.takeovers.attemptFailed() }
                 noteProblem("cannot reach broker \(broker): \(Mosquitto.describe(code))")
                 next = rotation.failed()
             }
@@ -44,6 +53,11 @@ extension MQTTClient {
                 _ = wakeUp.wait(timeout: .now() + backoff(attempt: round))
             }
         }
+        let isLeft = state.withLock { state in
+            state.isThreadDone = true
+            return state.isThreadLeft
+        }
+        if isLeft { releaseHandle() }
         threadFinished.signal()
     }
 
@@ -86,23 +100,30 @@ extension MQTTClient {
 
     var isShuttingDown: Bool { state.withLock { $0.isShuttingDown } }
 
-    /// Disconnects and joins the network thread. Blocks: call only off the cooperative pool.
+    /// Disconnects and joins the network thread; returns false when it left the thread in a connect
+    /// instead (it frees the handle itself when that returns). Blocks: call only off the cooperative pool.
     ///
-    /// The network thread itself sends the DISCONNECT of a connection it serves, after reading what the
-    /// broker sent: closed with unread data, the socket would end with a reset, and the broker could count
-    /// the connection as lost and send the will.
-    func stopNetworkThread() {
-        let started = state.withLock { state -> Bool in
+    /// The network thread itself says goodbye to the broker of a connection it serves (see `Goodbye`).
+    func stopNetworkThread() -> Bool {
+        let (started, connecting) = state.withLock { state in
             state.isShuttingDown = true
-            return state.isStarted
+            return (state.isStarted, state.isConnecting)
         }
         guard started else {
             mosquitto_disconnect_v5(handle, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
-            return
+            return true
         }
         wakeUpPipe.signal()
         wakeUp.signal()
+        if connecting {
+            let isLeft = state.withLock { state in
+                if !state.isThreadDone { state.isThreadLeft = true }
+                return state.isThreadLeft
+            }
+            if isLeft { return false }
+        }
         threadFinished.wait()
+        return true
     }
 
     /// Logs a connection problem once per change of state rather than on every retry.
@@ -155,13 +176,14 @@ extension MQTTClient {
             return
         }
         let sessionPresent = flags & 1 != 0
-        let (failures, announce, movedBroker) = state.withLock { state in
+        let (failures, announce, movedBroker, inConflict) = state.withLock { state in
             let movedBroker = state.lastAcceptedBrokerIndex.map { $0 != state.brokerIndex } ?? false
             state.lastAcceptedBrokerIndex = state.brokerIndex
             state.isConnected = true
             state.wasAccepted = true
             state.connectedAt = .now
             state.lastProblem = nil
+            state.takeovers.accepted(broker: state.brokerIndex, at: .now)
             state.pendingGrants = [:]
             state.subscriptionRetries = [:]
             state.awaitingGrants = []
@@ -177,51 +199,54 @@ extension MQTTClient {
                 }
             }
             state.isAnnounced = state.awaitingGrants.isEmpty
-            return (failures, state.isAnnounced, movedBroker)
+            return (failures, state.isAnnounced, movedBroker, state.takeovers.isInConflict)
         }
         if let metrics = configuration.connectionMetrics {
             metrics.connects.increment()
             if movedBroker { metrics.failovers.increment() }
         }
-        logger.info("connected to \(broker) as '\(configuration.clientID)' (MQTT \(configuration.protocolVersion.rawValue))")
+        // While another client takes the connection over, the once-a-minute report says how it goes.
+        logger.log(level: inConflict ? .debug : .info,
+                   "connected to \(broker) as '\(configuration.clientID)' (MQTT \(configuration.protocolVersion.rawValue))")
         for failure in failures { logger.error("\(failure)") }
         if announce { continuation.yield(.connected(sessionPresent: sessionPresent)) }
     }
 
     /// Called on the network thread.
     func didDisconnect(code: Int32) {
-        let (wasConnected, shuttingDown, failingBack, quickDrops) = state.withLock { state in
+        let (wasConnected, shuttingDown, failingBack, verdict) = state.withLock { state in
             defer { state.isConnected = false }
-            if state.isFailingBack {
-                state.quickDrops = 0
-            } else if let connectedAt = state.connectedAt, ContinuousClock.now - connectedAt < .seconds(3) {
-                state.quickDrops += 1
-            } else {
-                state.quickDrops = 0
+            var verdict = TakeoverWatch.Verdict.lost
+            if state.isShuttingDown || state.isFailingBack {
+                state.takeovers.left()
+            } else if state.isConnected {
+                verdict = state.takeovers.lost(at: .now, isCertain: code == Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue))
+                if case let .takenOver(wait, _) = verdict { state.takeoverWait = wait }
             }
-            return (state.isConnected, state.isShuttingDown, state.isFailingBack, state.quickDrops)
+            return (state.isConnected, state.isShuttingDown, state.isFailingBack, verdict)
         }
         guard !shuttingDown else { return }
         let reason: String
-        // libmosquitto 2.0 reports a broker's "session taken over" as a plain lost connection, so a
-        // connection that keeps dropping right after it is made is the tell-tale as well.
         if failingBack {
             reason = "moving back to the first broker"
-        } else if code == Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue) || quickDrops >= 2 {
-            reason = "the broker keeps dropping this connection as soon as it is made: most likely another client "
-                + "uses the same client id '\(configuration.clientID)' (give every node its own --node-id)"
+        } else if case let .takenOver(wait, report) = verdict {
+            reason = "taken over by another client with the same client id '\(configuration.clientID)'"
+            noteTakeover(wait: wait, report: report)
         } else if configuration.protocolVersion == .v5 && code >= 0x80 {
             reason = "broker disconnected us: \(Mosquitto.reason(code, version: .v5))"
         } else {
             reason = "connection lost: \(Mosquitto.describe(code))"
         }
-        if wasConnected && !failingBack { noteProblem(reason) }
+        if wasConnected && !failingBack, case .lost = verdict { noteProblem(reason) }
         continuation.yield(.disconnected(reason: reason))
     }
 
     /// Called on the network thread when the broker acknowledges a QoS 1 publish.
     func didAcknowledge(mid: Int32, reason: Int32) {
-        let waiter = state.withLock { $0.pendingAcknowledgements.removeValue(forKey: mid) }
+        let waiter = state.withLock { state in
+            state.unacknowledged.remove(mid)
+            return state.pendingAcknowledgements.removeValue(forKey: mid)
+        }
         guard let waiter else { return }
         if reason >= 0x80 {
             waiter.resume(throwing: MQTTError.library(
@@ -244,6 +269,10 @@ extension MQTTClient {
         let inbound = MQTTMessage(
             topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain,
             properties: Self.readProperties(properties))
+        if message.retain, let will = configuration.will, topic == will.topic, payload == will.payload {
+            // Its own will, retained: a connection with this client id ended without a goodbye just before.
+            state.withLock { $0.takeovers.foundWill() }
+        }
         if let messageHandler {
             messageHandler(inbound)
         } else if let router = router.withLock({ $0 }), router.route(inbound) {

@@ -43,13 +43,24 @@ public final class MQTTClient: Sendable {
     struct State {
         var subscriptions: [String: Int] = [:]
         var pendingAcknowledgements: [Int32: CheckedContinuation<Void, any Error>] = [:]
+        /// Every QoS 1 publish not acknowledged yet, by message id: a shutdown lets them go out first.
+        var unacknowledged: Set<Int32> = []
         var isConnected = false
         var isStarted = false
         var isShuttingDown = false
         var isDestroyed = false
+        /// The network thread is in libmosquitto's connect, which blocks (name lookup, TCP handshake) and
+        /// cannot be interrupted: a shutdown then leaves the thread to finish on its own.
+        var isConnecting = false
+        /// Set by a shutdown that did not wait for the network thread: the thread frees the handle at its end.
+        var isThreadLeft = false
+        var isThreadDone = false
         var connectedAt: ContinuousClock.Instant?
-        /// Connections dropped within seconds of being made, in a row: the sign of a client-id clash.
-        var quickDrops = 0
+        /// Whether lost connections are being taken over by another client with the same id, and the pause
+        /// that asks for.
+        var takeovers = TakeoverWatch()
+        /// Set when the connection just lost was taken over: seconds the loop waits before the next try.
+        var takeoverWait: Double?
         /// The last connection problem logged, so a broker that stays down is logged once, not every retry.
         var lastProblem: String?
         /// The broker of the current connection (or attempt), an index into `configuration.brokers`.
@@ -110,10 +121,10 @@ public final class MQTTClient: Sendable {
     deinit {
         let needsDestroy = state.withLock { !$0.isDestroyed }
         if needsDestroy {
-            // The owner forgot `shutdown`; stop the thread before freeing what it uses.
-            stopNetworkThread()
-            writeGate.withLock { $0 = true }
-            mosquitto_destroy(handle)
+            // The owner forgot `shutdown`; stop the thread before freeing what it uses. The thread holds
+            // the client, so it has ended by now.
+            _ = stopNetworkThread()
+            releaseHandle()
         }
         continuation.finish()
     }
@@ -203,6 +214,9 @@ public final class MQTTClient: Sendable {
 
     /// Disconnects cleanly (the broker then discards the will), stops the network thread and frees
     /// libmosquitto's resources. Blocking parts run off the cooperative pool.
+    ///
+    /// Never waits on the network longer than the goodbye's limits (`acknowledgementLimit`, `closeLimit`):
+    /// a thread stuck in a connect to a broker that does not answer is left to end on its own.
     public func shutdown() async {
         let alreadyDown = state.withLock { state -> Bool in
             defer { state.isShuttingDown = true }
@@ -211,20 +225,28 @@ public final class MQTTClient: Sendable {
         guard !alreadyDown else { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async { [self] in
-                stopNetworkThread()
+                let joined = stopNetworkThread()
+                if !joined {
+                    logger.notice("still connecting to the broker at shutdown: not waiting for it")
+                }
                 let pending = state.withLock { state in
                     state.isDestroyed = true
                     state.isConnected = false
                     defer { state.pendingAcknowledgements = [:] }
                     return state.pendingAcknowledgements
                 }
-                writeGate.withLock { $0 = true }
-                mosquitto_destroy(handle)
+                if joined { releaseHandle() }
                 for waiter in pending.values { waiter.resume(throwing: MQTTError.shutDown) }
                 continuation.finish()
                 done.resume()
             }
         }
+    }
+
+    /// Frees libmosquitto's handle, once no thread uses it.
+    func releaseHandle() {
+        writeGate.withLock { $0 = true }
+        mosquitto_destroy(handle)
     }
 
     // MARK: - Internals
@@ -286,6 +308,7 @@ public final class MQTTClient: Sendable {
                 return .failure(.library(call: "mosquitto_publish", code: code, message: Mosquitto.describe(code)))
             }
             if let waiter { state.pendingAcknowledgements[mid] = waiter }
+            if qos > 0 { state.unacknowledged.insert(mid) }
             wakeUpPipe.signal()
             return .success(mid)
         }

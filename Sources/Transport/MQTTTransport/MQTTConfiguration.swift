@@ -89,9 +89,15 @@ public struct MQTTConnectionMetrics: Sendable {
     public var connects: Counter
     /// Every accepted connection to another broker than the last accepted one (fail-over or fail-back).
     public var failovers: Counter
+    /// Every connection taken over by another client with the same client id (see `TakeoverWatch`).
+    public var takeovers: Counter?
+    /// 1 while another client with the same client id keeps taking the connection over, else 0.
+    public var clientIDConflict: Gauge?
 
-    public init(connects: Counter, failovers: Counter) {
+    public init(connects: Counter, failovers: Counter, takeovers: Counter? = nil, clientIDConflict: Gauge? = nil) {
         self.connects = connects
         self.failovers = failovers
+        self.takeovers = takeovers
+        self.clientIDConflict = clientIDConflict
     }
 }
