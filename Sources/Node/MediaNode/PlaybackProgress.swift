@@ -12,15 +12,23 @@ final class PlaybackProgress: PlaybackObserver {
     private let playback: PlaybackController?
     /// Shared with the resume store's saves: a full disk fails both, and is one episode in the log.
     private let saveFailures: FailureEpisode
+    /// Coalesces the saves into one write a second, when the node has a state file for the place of what
+    /// plays; then only the stops and visible moves are saved to the catalog, not every interval.
+    private let saves: SaveBatcher?
     private let logger: Logger
 
     init(content: NodeContent, catalog: any ContentCatalog, playback: PlaybackController?, saveFailures: FailureEpisode,
-         logger: Logger) {
+         saves: SaveBatcher? = nil, logger: Logger) {
         self.content = content
         self.catalog = catalog
         self.playback = playback
         self.saveFailures = saveFailures
+        self.saves = saves.flatMap { $0.keepsPositions ? $0 : nil }
         self.logger = logger
+        // The lists are republished from the catalog: once the position is in it.
+        self.saves?.whenPositionsWritten { [content] identifiers in
+            for identifier in identifiers { content.markProgress(identifier) }
+        }
     }
 
     // MARK: - PlaybackObserver
@@ -62,6 +70,7 @@ final class PlaybackProgress: PlaybackObserver {
     /// At shutdown, once the content tree service has stopped: the lists showing the position just saved
     /// are republished now, before `offline`, not after a coalescing window the node no longer waits for.
     func publishPendingTree() async {
+        await saves?.flush()
         let (diff, progress) = content.takePending()
         guard !diff.isEmpty || !progress.isEmpty else { return }
         do {
@@ -73,6 +82,14 @@ final class PlaybackProgress: PlaybackObserver {
 
     private func save(_ identifier: String, elapsed: Double, duration: Double?, whilePlaying: Bool = false) async {
         let position = PlaybackPosition(elapsed: elapsed, duration: duration, updatedAt: Date().timeIntervalSince1970)
+        if let saves {
+            // While it plays, the resume store's play state (in the state file, every interval) is the place a
+            // kill leaves, carried over to the catalog at the next start; the catalog is written when the
+            // lists would show the item moved, and when it stops.
+            if whilePlaying, !(await content.movedVisibly(identifier, to: position)) { return }
+            saves.savePosition(position, for: identifier)
+            return
+        }
         do {
             try await catalog.savePlaybackPosition(position, for: identifier)
             if saveFailures.succeeded() {

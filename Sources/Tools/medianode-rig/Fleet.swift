@@ -59,9 +59,10 @@ final class Fleet: Sendable {
         for (configuration, transport, logger, metrics) in connections {
             // Written a moment ago by this process: the full check would only slow a large rig's start.
             let catalog = try CatalogDatabase(path: configuration.databasePath, integrityCheck: .skipped, logger: logger)
+            let stateFile = try await NodeStateFile.beside(catalog, logger: logger)
             let node = Node(configuration: configuration, transport: transport,
-                            engine: SimulatedAudioEngine(lengths: lengths), catalog: catalog, metrics: metrics,
-                            logger: logger)
+                            engine: SimulatedAudioEngine(lengths: lengths), catalog: catalog, stateFile: stateFile,
+                            metrics: metrics, logger: logger)
             members.append(Member(node: node, run: Task { await node.run() }, catalog: catalog))
             progress("opening catalogs", members.count)
         }
