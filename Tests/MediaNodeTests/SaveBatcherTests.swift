@@ -37,7 +37,9 @@ struct SaveBatcherTests {
         }
     }
 
-    static let interval = Duration.milliseconds(500)
+    /// Long beside the machine's own delays (a loaded machine wakes a task hundreds of milliseconds late):
+    /// what is told apart here is "at once" from "an interval later".
+    static let interval = Duration.seconds(2)
 
     /// Runs the batcher in a group until `body` returns, then stops it gracefully.
     static func run(_ batcher: SaveBatcher, _ body: () async throws -> Void) async throws {
@@ -62,11 +64,11 @@ struct SaveBatcherTests {
             let sent = ContinuousClock.now
             try await batcher.saveVolume(0.5)
             try await waitFor { storage.writes.count == 1 }
-            #expect(storage.writes[0].at - sent < .milliseconds(250), "a change after a quiet time waits for nothing")
+            #expect(storage.writes[0].at - sent < Self.interval / 2, "a change after a quiet time waits for nothing")
             let burst = ContinuousClock.now
             for step in 1...200 {
                 try await batcher.saveVolume(Double(step) / 200)
-                try await Task.sleep(for: .milliseconds(5))
+                try await Task.sleep(for: .milliseconds(15))
             }
             let lasted = ContinuousClock.now - burst
             try await waitFor { storage.writes.last?.changes.volume == 1.0 }
@@ -92,25 +94,23 @@ struct SaveBatcherTests {
         }
         #expect(storage.writes.count == 2 && storage.writes[1].changes.volume == 0.2)
         #expect(storage.writes[1].changes.position?.elapsed == 12)
-        #expect(ContinuousClock.now - stopping < Self.interval, "the last write waited for the interval")
+        #expect(ContinuousClock.now - stopping < Self.interval * 0.75, "the last write waited for the interval")
     }
 
-    @Test("items' positions are visible before they are written, written together, and announced once written")
+    @Test("items' positions handed over together are written together, the newest of each, and announced once written")
     func positions() async throws {
         let storage = Storage()
         let batcher = Self.batcher(storage)
         let announced = Mutex<Set<String>>([])
-        batcher.whenPositionsWritten { identifiers in announced.withLock { $0.formUnion(identifiers) } }
+        batcher.whenPositionsWritten { positions in announced.withLock { $0.formUnion(positions.keys) } }
         try await Self.run(batcher) {
             batcher.savePosition(PlaybackPosition(elapsed: 1, duration: 10, updatedAt: 1), for: "a")
             try await waitFor { storage.positionWrites.count == 1 }
             batcher.savePosition(PlaybackPosition(elapsed: 2, duration: 10, updatedAt: 2), for: "b")
             batcher.savePosition(PlaybackPosition(elapsed: 3, duration: 10, updatedAt: 3), for: "c")
             batcher.savePosition(PlaybackPosition(elapsed: 4, duration: 10, updatedAt: 4), for: "b")
-            #expect(batcher.pendingPosition(for: "b")?.elapsed == 4)
             try await waitFor { storage.positionWrites.count == 2 }
             #expect(storage.positionWrites[1].mapValues(\.elapsed) == ["b": 4, "c": 3])
-            #expect(batcher.pendingPosition(for: "b") == nil)
             try await waitFor { announced.withLock { $0 } == ["a", "b", "c"] }
         }
     }

@@ -125,8 +125,12 @@ public final class Node: Sendable {
         self.saves = saves
         let volumeSaves: (any VolumeMemory)? = saves ?? volumeMemory
         let playStateSaves: (any PlayStateMemory)? = saves ?? playStateMemory
-        var queueItems = QueueItemMaker(catalog: catalog, downloads: downloads)
-        if let saves { queueItems.unwrittenPosition = { saves.pendingPosition(for: $0) } }
+        // With saves batched, positions the catalog does not hold yet are shown and played from memory.
+        let unsaved = saves?.keepsPositions == true ? UnsavedPositions() : nil
+        let readCatalog: (any ContentCatalog)? = catalog.map { base in
+            unsaved.map { ProgressOverlayCatalog(base: base, unsaved: $0) } ?? base
+        }
+        let queueItems = QueueItemMaker(catalog: readCatalog, downloads: downloads)
         self.queueItems = queueItems
         self.transport = transport
         self.engine = engine
@@ -181,7 +185,7 @@ public final class Node: Sendable {
         self.level = level
         self.playback = engine.map { PlaybackController(engine: $0, level: level) }
         let content = NodeContent.make(
-            catalog: catalog, configuration: configuration,
+            catalog: readCatalog, configuration: configuration,
             publish: ContentTreeService.treePublisher(retained: retained, topics: configuration.topics, treeArtwork: treeArtwork))
         self.content = content
         self.volume = level.map {
@@ -189,8 +193,8 @@ public final class Node: Sendable {
         }
         if let content, let catalog {
             self.progress = PlaybackProgress(
-                content: content, catalog: catalog, playback: playback, saveFailures: progressSaveFailures, saves: saves,
-                logger: logger)
+                content: content, catalog: catalog, playback: playback, saveFailures: progressSaveFailures,
+                saves: saves.flatMap { saves in unsaved.map { (saves, $0) } }, logger: logger)
         } else {
             self.progress = nil
         }

@@ -8,14 +8,12 @@ import Playback
 struct QueueItemMaker: Sendable {
     let catalog: (any ContentCatalog)?
     let downloads: DownloadManager?
-    /// Positions saved and not yet written to the catalog (they are written up to a second later).
-    var unwrittenPosition: (@Sendable (String) -> PlaybackPosition?)? = nil
 
     /// A catalog item as the controller plays it; `resume` starts it where it was left (S31).
     func queueItem(_ item: ContentItem, container: String?, resume: Bool) async throws -> QueueItem {
         let isLive = item.isStreamingContent && item.duration == nil
         var start: Double?
-        if resume, !isLive, let saved = try await savedPosition(of: item.identifier), saved.elapsed >= 1 {
+        if resume, !isLive, let saved = try await catalog?.playbackPosition(for: item.identifier), saved.elapsed >= 1 {
             let duration = saved.duration ?? item.duration
             // A finished item starts over.
             if duration.map({ saved.elapsed < $0 - 5 }) ?? true { start = saved.elapsed }
@@ -30,11 +28,6 @@ struct QueueItemMaker: Sendable {
             albumTitle: item.albumTitle, duration: item.duration, isLiveStream: isLive,
             containerIdentifier: container, startPosition: start, userInfo: info,
             chapters: (chapters ?? []).map { QueueItem.Chapter(title: $0.title, startTime: $0.startTime) })
-    }
-
-    private func savedPosition(of identifier: String) async throws -> PlaybackPosition? {
-        if let unwritten = unwrittenPosition?(identifier) { return unwritten }
-        return try await catalog?.playbackPosition(for: identifier)
     }
 
     /// The `userInfo` key of the catalog's key for the item's cached picture: now playing shows a picture it

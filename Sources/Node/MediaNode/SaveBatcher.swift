@@ -43,8 +43,8 @@ final class SaveBatcher: Service, PlayStateMemory, VolumeMemory {
     private let positionLane = SaveLane<[String: PlaybackPosition]> { older, newer in
         older.merge(newer) { _, new in new }
     }
-    /// Told which items' positions were written, for the lists showing them.
-    private let positionsWritten = Mutex<(@Sendable (Set<String>) -> Void)?>(nil)
+    /// Told which items' positions were written.
+    private let positionsWritten = Mutex<(@Sendable ([String: PlaybackPosition]) -> Void)?>(nil)
 
     init(storage: any NodeStateStorage, positions: (any PositionStorage)?, interval: Duration = .seconds(1),
          failures: FailureEpisode, logger: Logger) {
@@ -81,12 +81,7 @@ final class SaveBatcher: Service, PlayStateMemory, VolumeMemory {
         positionLane.add([identifier: position])
     }
 
-    /// A position handed over and not yet written, which the catalog does not hold yet.
-    func pendingPosition(for identifier: String) -> PlaybackPosition? {
-        positionLane.look { pending, inFlight in pending?[identifier] ?? inFlight?[identifier] }
-    }
-
-    func whenPositionsWritten(_ handler: @escaping @Sendable (Set<String>) -> Void) {
+    func whenPositionsWritten(_ handler: @escaping @Sendable ([String: PlaybackPosition]) -> Void) {
         positionsWritten.withLock { $0 = handler }
     }
 
@@ -148,7 +143,7 @@ final class SaveBatcher: Service, PlayStateMemory, VolumeMemory {
             if failures.succeeded() {
                 logger.notice("saving positions again: the position of \(positions.keys.sorted().joined(separator: ", ")) is saved")
             }
-            if let handler = positionsWritten.withLock({ $0 }) { handler(Set(positions.keys)) }
+            if let handler = positionsWritten.withLock({ $0 }) { handler(positions) }
             return true
         } catch {
             if failures.failed() {

@@ -62,6 +62,9 @@ struct WriteBench: AsyncParsableCommand {
         row("\(paced) commands, one a second") { "\(kib($0.paced)), \(perCommand($0.paced, paced))" }
         row("steady playback, per minute") { String(format: "%.1f KiB", Double($0.steady) / 1024 / minutes) }
         row("SIGTERM (the last saves)") { kib($0.shutdown) }
+        for (index, figures) in results.enumerated() {
+            print("[\(index + 1)] steady playback, KiB written in each 10 s: " + figures.steadySteps.map { String($0 / 1024) }.joined(separator: " "))
+        }
         print(String(format: "floor: a bare SQLite file with the catalog's settings (4 KiB pages, WAL, NORMAL), one row "
                      + "updated every 10 s for %.0f min: %.1f KiB a minute, %.0f bytes a save", minutes,
                      Double(floor.bytes) / 1024 / minutes, Double(floor.bytes) / Double(max(1, floor.saves))))
@@ -130,6 +133,8 @@ struct WriteFigures {
     var burstSeconds = 0.0
     var paced = 0
     var steady = 0
+    /// What each 10 s of the steady playback wrote.
+    var steadySteps: [Int] = []
     var shutdown = 0
 }
 
@@ -189,12 +194,23 @@ struct WriteRun {
         try await Task.sleep(for: .seconds(2))
         figures.paced = try written() - pacedStart
 
-        if !mix.isPlaying { try await send(("play", ""), observer) }
-        // Past the 5 s at which Recently Played lists the item: that update is the start of playing, not its steady state.
+        // The first track from its start, so no item ends in the window, and past the 5 s at which Recently
+        // Played lists it (that update is the start of playing, not its steady state); then what the start
+        // left to do (the loudness of the library, measured in the background) is let finish.
+        try await send(("playItem", #"{"indexPath":[0,1,0,0]}"#), observer)
+        try await send(("changePlaybackPosition", #"{"positionTime":0}"#), observer)
         try await Task.sleep(for: .seconds(6))
+        _ = try await quiet(written, for: .seconds(5))
         let steadyStart = try written()
-        try await Task.sleep(for: .seconds(60 * minutes))
-        figures.steady = try written() - steadyStart
+        var reading = steadyStart
+        let steadyEnd = ContinuousClock.now + .seconds(60 * minutes)
+        while ContinuousClock.now < steadyEnd {
+            try await Task.sleep(until: min(steadyEnd, .now + .seconds(10)))
+            let now = try written()
+            figures.steadySteps.append(now - reading)
+            reading = now
+        }
+        figures.steady = reading - steadyStart
 
         let shutdownStart = try written()
         var lastReading = shutdownStart
@@ -209,13 +225,13 @@ struct WriteRun {
         return figures
     }
 
-    /// Waits until the node has written nothing for two seconds; returns its count then.
-    func quiet(_ written: () throws -> Int, settle: Bool = true) async throws -> Int {
+    /// Waits until the node has written nothing for `calm` (at most a minute); returns its count then.
+    func quiet(_ written: () throws -> Int, settle: Bool = true, for calm: Duration = .seconds(2)) async throws -> Int {
         var last = try written()
         guard settle else { return last }
         var stableSince = ContinuousClock.now
         let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now - stableSince < .seconds(2), ContinuousClock.now < deadline {
+        while ContinuousClock.now - stableSince < calm, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(200))
             let now = try written()
             if now != last { (last, stableSince) = (now, .now) }

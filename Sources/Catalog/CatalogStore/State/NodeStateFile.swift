@@ -103,6 +103,10 @@ public final class NodeStateFile: Sendable {
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // A checkpoint every 32 frames (16 KiB), after which the WAL is written again from its start: its
+            // pages are rewritten in place instead of the file growing, and ext4 writes an append's page out
+            // with its next journal commit (every 5 s), so each save would dirty a fresh page.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 32")
         }
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         let check = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
