@@ -10,11 +10,11 @@ final class SaveLane<Changes: Sendable>: Sendable {
         var pending: Changes?
         /// Taken by the write under way: still the newest known until it is committed.
         var inFlight: Changes?
-        var isWriting = false
-        var writers: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
+    /// Writes one at a time.
+    private let writing = TurnLock()
     private let merge: @Sendable (_ older: inout Changes, _ newer: Changes) -> Void
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
@@ -74,8 +74,8 @@ final class SaveLane<Changes: Sendable>: Sendable {
     /// Writes what is pending now, after the write under way; false when it failed.
     @discardableResult
     func writePending(_ write: @Sendable (Changes) async -> Bool) async -> Bool {
-        await acquire()
-        defer { release() }
+        await writing.take()
+        defer { writing.leave() }
         guard let changes = state.withLock({ state -> Changes? in
             defer { (state.inFlight, state.pending) = (state.pending, nil) }
             return state.pending
@@ -89,30 +89,5 @@ final class SaveLane<Changes: Sendable>: Sendable {
             state.pending = kept
         }
         return written
-    }
-
-    private func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let goOn = state.withLock { state in
-                guard state.isWriting else {
-                    state.isWriting = true
-                    return true
-                }
-                state.writers.append(continuation)
-                return false
-            }
-            if goOn { continuation.resume() }
-        }
-    }
-
-    private func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.writers.isEmpty else {
-                state.isWriting = false
-                return nil
-            }
-            return state.writers.removeFirst()
-        }
-        next?.resume()
     }
 }
