@@ -24,8 +24,17 @@ fi
 p=""
 [ "$port" = 1883 ] || p=" -p $port"
 node_id=$(hostname)
+# Through the machine's sound server (PulseAudio, or PipeWire's pipewire-pulse: a desktop runs one), as a car's
+# node plays; a machine without one (a build machine) gets what it plays in a WAV file instead.
+if pactl info >/dev/null 2>&1; then
+  sink=pulse
+  heard="through the sound server ($(pactl info | sed -n 's/^Server Name: //p'))"
+else
+  sink="wav:$state/output.wav"
+  heard="into $state/output.wav (no sound server answers here)"
+fi
 nohup .build/release/medianode --broker "mqtt://127.0.0.1:$port" --node-id "$node_id" \
-  --library "$state/library" --database "$state/catalog.sqlite" --audio-sink "wav:$state/output.wav" \
+  --library "$state/library" --database "$state/catalog.sqlite" --audio-sink "$sink" \
   >"$state/medianode.log" 2>&1 &
 echo $! >"$state/medianode.pid"
 sleep 1
@@ -43,5 +52,5 @@ Drive it:   mosquitto_pub$p -t medianode/$node_id/cmd/pause -n
             mosquitto_pub$p -t medianode/$node_id/cmd/nextTrack -n
             mosquitto_pub$p -t medianode/$node_id/cmd/changeRepeatMode -m '{"repeatType":"all"}'
 Stop it:    kill \$(cat $state/medianode.pid)
-What it plays goes to $state/output.wav (this machine has no sound card); use --audio-sink auto on one that has.
+It plays $heard.
 MSG

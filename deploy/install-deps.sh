@@ -14,6 +14,12 @@ packages=(
   gstreamer1.0-libav
   # Announcements: text spoken offline by eSpeak NG, through its GStreamer element
   espeak-ng gstreamer1.0-espeak
+  # The car's sound server (--audio-sink pulse). Runtime: GStreamer's PulseAudio sink, which speaks to
+  # PulseAudio and to PipeWire's pipewire-pulse alike. Tests only: the private sound servers the tests start
+  # (PulseAudio; PipeWire with pipewire-pulse and WirePlumber, on a session bus of dbus-daemon's, listed with
+  # MPRIS below) and pactl, parec and paplay, which drive and record them.
+  gstreamer1.0-pulseaudio
+  pulseaudio pulseaudio-utils pipewire pipewire-pulse wireplumber
   # Loudness levelling: EBU R128 integrated loudness of items without ReplayGain tags
   libebur128-dev
   # Tags of local files without decoding them (TagLib's C API)

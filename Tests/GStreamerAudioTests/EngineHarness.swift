@@ -111,12 +111,14 @@ struct EngineHarness {
 }
 
 extension AudioFact {
-    /// The load that caused the fact.
-    var token: PlaybackToken {
+    /// The load that caused the fact; nil for facts of the output itself.
+    var token: PlaybackToken? {
         switch self {
         case .stateChanged(_, let token), .streamStarted(let token), .endOfStream(let token),
              .error(let token, _), .tags(let token, _), .duration(let token, _), .buffering(let token, _):
             token
+        case .focusChanged, .outputLost, .outputRestored:
+            nil
         }
     }
 

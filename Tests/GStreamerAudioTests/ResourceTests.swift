@@ -99,6 +99,10 @@ extension GStreamerAudioTests {
             #expect(try AudioSinkDescription(parsing: "fake") == .fake)
             #expect(try AudioSinkDescription(parsing: "wav:/tmp/a b.wav") == .wav(path: "/tmp/a b.wav"))
             #expect(try AudioSinkDescription(parsing: "pulsesink device=x") == .pipeline("pulsesink device=x"))
+            #expect(try AudioSinkDescription(parsing: "pulse") == .soundServer(sink: nil))
+            #expect(try AudioSinkDescription(parsing: "pulse:car") == .soundServer(sink: "car"))
+            #expect(try AudioSinkDescription(parsing: "pulse:car").description == "pulse:car")
+            #expect(throws: AudioError.self) { try AudioSinkDescription(parsing: "pulse:") }
             #expect(throws: AudioError.self) { try AudioSinkDescription(parsing: " ") }
             #expect(throws: AudioError.self) { try AudioSinkDescription(parsing: "wav:") }
         }

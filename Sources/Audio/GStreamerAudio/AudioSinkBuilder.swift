@@ -15,6 +15,8 @@ package struct AudioSink {
     /// Set for `wav:` sinks, so the engine can close the file on shutdown (and announcements, and the
     /// benchmarks' bare clips, can mix into it).
     package let wavWriter: WAVFileWriter?
+    /// Set when the output is a sound server's stream (`pulse`, or a description with a pulsesink in it).
+    let soundServer: SoundServerStream?
 
     package static func make(_ description: AudioSinkDescription, logger: Logger) throws(AudioError) -> AudioSink {
         try make(description, mixingInto: nil, logger: logger)
@@ -22,14 +24,18 @@ package struct AudioSink {
 
     /// A second output of the same kind for announcements: a second stream into the same device, which
     /// the sound server (or ALSA's dmix) mixes with the music; a `wav:` output mixes it into the music's
-    /// file through `writer`.
-    package static func make(_ description: AudioSinkDescription, mixingInto writer: WAVFileWriter?, logger: Logger)
+    /// file through `writer`. A sound server's stream has the `media.role` `role`, and is named `title`
+    /// until a load names it otherwise (see `StreamNaming`).
+    package static func make(_ description: AudioSinkDescription, mixingInto writer: WAVFileWriter?,
+                             role: String = SoundServer.musicRole, title: String? = nil, logger: Logger)
         throws(AudioError) -> AudioSink {
         let output: UnsafeMutablePointer<GstElement>
         var writer = writer
         switch description {
         case .fake:
             output = try realTimeFakeSink()
+        case .soundServer(let sink):
+            output = try SoundServer.makeSink(device: sink, role: role)
         case .automatic:
             output = try automaticSink(logger: logger)
         case .wav(let path):
@@ -43,8 +49,9 @@ package struct AudioSink {
         case .pipeline(let text):
             output = try parseBin(text)
         }
+        let server = SoundServerStream(in: output, role: role, title: title)
         let (bin, volume) = try withVolume(output)
-        return AudioSink(element: bin, volume: volume, wavWriter: writer)
+        return AudioSink(element: bin, volume: volume, wavWriter: writer, soundServer: server)
     }
 
     /// Puts a volume element right in front of `output`, in one bin. Behind playsink's audio queue, which

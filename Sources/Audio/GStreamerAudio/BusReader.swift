@@ -23,6 +23,8 @@ final class BusReader: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var onGaplessSwitch: @Sendable (PlaybackToken) -> Void = { _ in }
     private var onSwitchFailed: @Sendable (PlaybackToken) -> Void = { _ in }
+    private var onSoundServerLost: @Sendable (String) -> Void = { _ in }
+    private var onPlaying: @Sendable (PlaybackToken) -> Void = { _ in }
 
     // Bus-thread state.
     private var current: PlaybackToken?
@@ -45,11 +47,17 @@ final class BusReader: @unchecked Sendable {
     }
 
     /// Starts the thread. `onGaplessSwitch` runs on the bus thread after a switch's streamStarted fact;
-    /// `onSwitchFailed` after the item a switch went to failed, with the token still playing its tail.
+    /// `onSwitchFailed` after the item a switch went to failed, with the token still playing its tail;
+    /// `onSoundServerLost` when a sound server's sink failed (once, until the engine has it back);
+    /// `onPlaying` instead of the playing fact, when the output is a sound server.
     func start(onGaplessSwitch: @escaping @Sendable (PlaybackToken) -> Void,
-               onSwitchFailed: @escaping @Sendable (PlaybackToken) -> Void) {
+               onSwitchFailed: @escaping @Sendable (PlaybackToken) -> Void,
+               onSoundServerLost: @escaping @Sendable (String) -> Void,
+               onPlaying: @escaping @Sendable (PlaybackToken) -> Void) {
         self.onGaplessSwitch = onGaplessSwitch
         self.onSwitchFailed = onSwitchFailed
+        self.onSoundServerLost = onSoundServerLost
+        self.onPlaying = onPlaying
         let thread = Thread { [self] in run() }
         thread.name = "medianode.audio.bus"
         thread.start()
@@ -82,6 +90,7 @@ final class BusReader: @unchecked Sendable {
         case GST_MESSAGE_TAG: handleTags(message)
         case GST_MESSAGE_DURATION_CHANGED: reportDuration(unknownMeansLive: false)
         case GST_MESSAGE_ASYNC_DONE: reportDuration(unknownMeansLive: true)
+        case GST_MESSAGE_REQUEST_STATE: handleRequestState(message)
         case GST_MESSAGE_BUFFERING:
             var percent: gint = 0
             gst_message_parse_buffering(message, &percent)
@@ -164,8 +173,14 @@ final class BusReader: @unchecked Sendable {
         case GST_STATE_PLAYING: state = .playing
         default: return  // READY and NULL are reported by the engine's own markers
         }
-        guard state != lastState, current != nil else { return }
+        guard state != lastState, let current else { return }
         lastState = state
+        // A sound server plays what it was given some time after PLAYING (its latency): the engine reports
+        // that once the audio is heard, so positions are anchored to what the listener hears.
+        if state == .playing, shared.soundServer != nil {
+            onPlaying(current)
+            return
+        }
         emit { .stateChanged(state, $0) }
     }
 
@@ -176,9 +191,8 @@ final class BusReader: @unchecked Sendable {
         let text = GStreamer.consume(error)
         let details = debug.map { String(cString: $0) } ?? ""
         g_free(debug)
-        let source = mn_message_src(message)
-        let sinkObject = gcast(sink, to: GstObject.self)
-        let fromOutput = source.map { $0 == sinkObject || gst_object_has_as_ancestor($0, sinkObject) != 0 } ?? false
+        let fromOutput = isFromOutput(message)
+        if shared.soundServer != nil, handleSoundServerError(text, details: details) { return }
         logger.error("audio error: \(text)", metadata: ["debug": "\(details)"])
         guard let current else { return }
         // Once the output failed, the errors upstream elements post next ("Internal data stream error")
@@ -212,6 +226,43 @@ final class BusReader: @unchecked Sendable {
         continuation.yield(.error(current, AudioError(.item, text)))
     }
 
+    private func isFromOutput(_ message: UnsafeMutablePointer<GstMessage>) -> Bool {
+        let sinkObject = gcast(sink, to: GstObject.self)
+        return mn_message_src(message).map { $0 == sinkObject || gst_object_has_as_ancestor($0, sinkObject) != 0 } ?? false
+    }
+
+    /// A sound server's sink fails when the server goes away: the engine is told once (it logs it, holds the
+    /// item and tries the server again), and every error until it has the server back, the sink's own (it
+    /// posts one for each call it cannot make) and the upstream ones that follow, is its consequence.
+    /// Returns whether the error was handled so.
+    ///
+    /// Whether the server is what failed is asked of the server (a millisecond or two, on this thread): an
+    /// upstream error can come first (playbin finds no sink to link when the server has no such sink), and a
+    /// sink can fail on a server that answers (then it is an output error like any other).
+    private func handleSoundServerError(_ text: String, details: String) -> Bool {
+        let alreadyLost = shared.state.withLock { $0.soundServerLost }
+        if alreadyLost {
+            logger.debug("audio error while the sound server is away: \(text)", metadata: ["debug": "\(details)"])
+            return true
+        }
+        guard let reason = SoundServer.unreachable(device: shared.soundServer?.device) else { return false }
+        let first = shared.state.withLock { state in
+            defer { state.soundServerLost = true }
+            return !state.soundServerLost
+        }
+        if first { onSoundServerLost(reason) }
+        return true
+    }
+
+    /// A sound server's cork request (paused) or uncork request (playing), as its sink relays it.
+    private func handleRequestState(_ message: UnsafeMutablePointer<GstMessage>) {
+        guard isFromOutput(message) else { return }
+        var state = GST_STATE_VOID_PENDING
+        gst_message_parse_request_state(message, &state)
+        guard state == GST_STATE_PAUSED || state == GST_STATE_PLAYING else { return }
+        continuation.yield(.focusChanged(hasFocus: state == GST_STATE_PLAYING))
+    }
+
     private func logWarning(_ message: UnsafeMutablePointer<GstMessage>) {
         var error: UnsafeMutablePointer<GError>?
         var debug: UnsafeMutablePointer<gchar>?
@@ -231,6 +282,8 @@ final class BusReader: @unchecked Sendable {
         gst_message_parse_tag(message, &list)
         guard let list else { return }
         defer { mn_tag_list_unref(list) }
+        // The engine's own naming of a sound server's stream (see `StreamNaming`), not the stream's tags.
+        guard mn_tags_name_stream(list) == 0 else { return }
         let tags = StreamTags(list)
         if !tags.isEmpty { emit { .tags($0, tags) } }
     }

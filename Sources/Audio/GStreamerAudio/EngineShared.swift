@@ -34,13 +34,21 @@ final class EngineShared: Sendable {
         var switchesQueued: UInt64 = 0
         /// What the output reported when it failed under the current load; `play` answers with it.
         var outputError: String?
+        /// The sound server is gone: the engine holds the item and tries the server again (see
+        /// `GStreamerEngine+SoundServer`); the errors its sink posts meanwhile are its consequence.
+        var soundServerLost = false
     }
 
     let state = Mutex(State())
     /// The gain stage at the output, told in `about-to-finish` which item comes next.
     let stage: OutputStage
+    /// Set when the output is a sound server's stream, which is named after the item heard.
+    let soundServer: SoundServerStream?
 
-    init(stage: OutputStage) { self.stage = stage }
+    init(stage: OutputStage, soundServer: SoundServerStream?) {
+        self.stage = stage
+        self.soundServer = soundServer
+    }
 
     static let markerName = "medianode-marker"
 }
@@ -58,6 +66,7 @@ let aboutToFinish: @convention(c) (UnsafeMutablePointer<GstElement>?, gpointer?)
         return next
     }
     shared.stage.queued(next?.token)
+    shared.soundServer?.naming.queued(next?.token)
     if let next { mn_object_set_string(playbin, "uri", next.uri) }
 }
 

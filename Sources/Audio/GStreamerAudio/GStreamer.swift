@@ -11,6 +11,7 @@ enum GStreamer {
         guard gst_init_check(nil, nil, &error) != 0 else {
             return AudioError(.engine, "GStreamer failed to initialise: \(consume(error))")
         }
+        mn_register_stream_name_tag()
         return nil
     }()
 

@@ -9,19 +9,33 @@ import Synchronization
 /// switches and rate stay exactly as they were, and whatever the music does the clip goes on.
 ///
 /// A file plays through a playbin (any format the node plays); text through eSpeak NG's GStreamer element.
+///
+/// On a sound server each clip is a stream of its own in the announcement role, so the car's policy ducks or
+/// corks the music under it (or the clip under a call) by role; a clip the server corks waits, and plays on
+/// when the server lets it.
 public final class GStreamerClipPlayer: ClipPlayer {
+    /// The announcements' `media.role` unless told otherwise: the one the policies of PulseAudio and
+    /// WirePlumber duck music under.
+    public static let defaultRole = "event"
+
     public let canSpeak: Bool
     private let sinkDescription: AudioSinkDescription
     private let wavWriter: WAVFileWriter?
+    private let role: String
     private let logger: Logger
 
-    /// Announcements into the output of `engine`.
-    public init(sharingOutputOf engine: GStreamerEngine, logger: Logger = Logger(label: "medianode.announcements")) {
+    /// Announcements into the output of `engine`, as streams in `role` on a sound server.
+    public init(sharingOutputOf engine: GStreamerEngine, role: String = GStreamerClipPlayer.defaultRole,
+                logger: Logger = Logger(label: "medianode.announcements")) {
         sinkDescription = engine.sinkDescription
         wavWriter = engine.wavWriter
+        self.role = role
         self.logger = logger
         canSpeak = Self.hasSpeech()
     }
+
+    /// Whether `role` can name the announcements' streams (a plain word: letters, digits, `-`, `_`).
+    public static func isValidRole(_ role: String) -> Bool { SoundServer.isValidRole(role) }
 
     /// Whether eSpeak NG's GStreamer element is installed.
     public static func hasSpeech() -> Bool {
@@ -33,7 +47,7 @@ public final class GStreamerClipPlayer: ClipPlayer {
     public func play(_ clip: Clip, amplitude: Double, started: @escaping @Sendable () -> Void) async -> ClipOutcome {
         let run: ClipRun
         do {
-            run = try ClipRun(clip, amplitude: amplitude, sink: sinkDescription, mixingInto: wavWriter,
+            run = try ClipRun(clip, amplitude: amplitude, sink: sinkDescription, mixingInto: wavWriter, role: role,
                               started: started, logger: logger)
         } catch {
             return .failed(error.message)
@@ -61,11 +75,11 @@ private final class ClipRun: @unchecked Sendable {
     private let heard = Atomic<Bool>(false)
 
     init(_ clip: Clip, amplitude: Double, sink description: AudioSinkDescription, mixingInto writer: WAVFileWriter?,
-         started: @escaping @Sendable () -> Void, logger: Logger) throws(AudioError) {
+         role: String, started: @escaping @Sendable () -> Void, logger: Logger) throws(AudioError) {
         try GStreamer.initialize()
         self.started = started
         self.logger = logger
-        sink = try AudioSink.make(description, mixingInto: writer, logger: logger)
+        sink = try AudioSink.make(description, mixingInto: writer, role: role, title: clip.streamName, logger: logger)
         mn_object_set_double(sink.volume, "volume", min(1, max(0, amplitude)))
         do {
             switch clip {
@@ -153,17 +167,28 @@ private final class ClipRun: @unchecked Sendable {
             return .failed(Self.firstError(on: bus) ?? "the announcement could not start")
         }
         let beganAt = Date()
-        let mask = GstMessageType(GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue)
+        let mask = GstMessageType(GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_REQUEST_STATE.rawValue)
+        var corked = false
         while !cancelled.load(ordering: .relaxed) {
             // A short wait, so a cancel is seen within 20 ms.
             if let message = gst_bus_timed_pop_filtered(bus, 20_000_000, mask) {
                 defer { mn_message_unref(message) }
-                if mn_message_type(message) == GST_MESSAGE_EOS {
+                switch mn_message_type(message) {
+                case GST_MESSAGE_EOS:
                     return heard.load(ordering: .relaxed) ? .finished : .failed("the clip has no audio")
+                case GST_MESSAGE_REQUEST_STATE:
+                    // The sound server's policy corks the clip (under a call) and lets it go again.
+                    var requested = GST_STATE_VOID_PENDING
+                    gst_message_parse_request_state(message, &requested)
+                    guard requested == GST_STATE_PAUSED || requested == GST_STATE_PLAYING else { continue }
+                    corked = requested == GST_STATE_PAUSED
+                    gst_element_set_state(pipeline, requested)
+                    continue
+                default:
+                    return .failed(Self.errorText(message))
                 }
-                return .failed(Self.errorText(message))
             }
-            if !heard.load(ordering: .relaxed), Date().timeIntervalSince(beganAt) > Self.startTimeoutSeconds {
+            if !heard.load(ordering: .relaxed), !corked, Date().timeIntervalSince(beganAt) > Self.startTimeoutSeconds {
                 return .failed("no audio after \(Int(Self.startTimeoutSeconds)) s")
             }
         }
@@ -196,4 +221,14 @@ private let firstBufferProbe: @convention(c) (
 private let releaseRun: @convention(c) (gpointer?) -> Void = { context in
     guard let context else { return }
     Unmanaged<ClipRun>.fromOpaque(context).release()
+}
+
+extension Clip {
+    /// The name a sound server shows for the clip's stream: the text spoken, or what it is.
+    var streamName: String {
+        switch self {
+        case .file: "Announcement"
+        case let .speech(text, _): text.count > 80 ? String(text.prefix(79)) + "…" : text
+        }
+    }
 }

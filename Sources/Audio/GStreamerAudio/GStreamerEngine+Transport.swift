@@ -27,12 +27,22 @@ extension GStreamerEngine {
         }
         pipeline.post(.loaded(token))
         pipeline.shared.stage.loaded(token)
+        pipeline.shared.soundServer?.naming.loaded(token)
         loaded = token
         loadedURI = target
+        loadStart = seconds.map { max(0, $0) }
         successor = named
         pendingAudioStream = nil
         mn_object_set_string(playbin, "uri", target)
+        if var loss = soundServerLoss {
+            // Held for the server's return, which opens it from its start.
+            loss.position = seconds.map { max(0, $0) } ?? 0
+            soundServerLoss = loss
+            throw AudioError(.device, loss.reason)
+        }
         guard gst_element_set_state(playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE else {
+            // A sound server that does not answer is no fault of the item.
+            try checkSoundServer(heldAt: seconds.map { max(0, $0) } ?? 0)
             // A missing file fails here and now; saying so lets the caller skip it in the same step
             // instead of racing the bus message that follows.
             throw AudioError(.item, "cannot open \(uri)")
@@ -58,6 +68,7 @@ extension GStreamerEngine {
     /// closes the sink, PAUSED prerolls it again at the same place), so the next play tries it afresh.
     public func play() async throws(AudioError) {
         try checkLoaded()
+        if let loss = soundServerLoss { throw AudioError(.device, loss.reason) }
         if let lost = pipeline.shared.state.withLock({ $0.outputError }) {
             reopenOutput()
             pipeline.shared.state.withLock { $0.outputError = nil }
@@ -65,6 +76,7 @@ extension GStreamerEngine {
         }
         if gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             if let lost = pipeline.shared.state.withLock({ $0.outputError }) { throw AudioError(.device, lost) }
+            try checkSoundServer(heldAt: nil)
             // The item failed while prerolling (its error may still be on the bus): it cannot play.
             throw AudioError(.item, "the item cannot be played")
         }
@@ -73,6 +85,7 @@ extension GStreamerEngine {
 
     public func pause() async throws(AudioError) {
         try checkLoaded()
+        guard soundServerLoss == nil else { return }  // nothing plays; the item is held where it was
         if gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE {
             throw AudioError(.engine, "the pipeline refused to pause")
         }
@@ -114,6 +127,10 @@ extension GStreamerEngine {
     /// successor. So a switch queued while the seek was made is treated as one queued before it.
     public func seek(to seconds: Double) async throws(AudioError) {
         try checkLoaded()
+        if soundServerLoss != nil {
+            soundServerLoss?.position = max(0, seconds)
+            return
+        }
         for attempt in 1...2 {
             // Refused mid-change (playbin between states, or swapping items): once it has settled it may accept.
             if attempt == 2 { _ = waitForSteadyState(seconds: 5) }
@@ -138,7 +155,7 @@ extension GStreamerEngine {
         try checkAlive()
         let previous = rate
         rate = newRate
-        guard loaded != nil, newRate != previous else { return }
+        guard loaded != nil, newRate != previous, soundServerLoss == nil else { return }
         guard applyRate(newRate, waitSeconds: 5) else {
             rate = previous
             throw AudioError(.engine, "the item cannot change rate")
@@ -161,6 +178,7 @@ extension GStreamerEngine {
     /// Stamped on the engine's thread right after the query, before the answer hops back to the caller.
     public func positionSample() async -> PositionSample? {
         guard loaded != nil, !pipeline.isReleased else { return nil }
+        if let loss = soundServerLoss { return PositionSample(seconds: loss.position, sampledAt: Date().timeIntervalSince1970) }
         settlePendingSeek()
         var nanoseconds: gint64 = -1
         guard gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds) != 0,
@@ -233,7 +251,7 @@ extension GStreamerEngine {
         return flushingSeek(to: GStreamer.seconds(max(0, nanoseconds)), rate: newRate, waitSeconds: waitSeconds)
     }
 
-    private func flushingSeek(to seconds: Double, rate: Double, waitSeconds: Double, settle: Bool = true) -> Bool {
+    func flushingSeek(to seconds: Double, rate: Double, waitSeconds: Double, settle: Bool = true) -> Bool {
         // A load returns before its preroll; playbin refuses a seek until then (a rate or position
         // command right after a load would fail), so let the preroll finish first. A seek's preroll
         // needs no such wait: the new flushing seek replaces it (over a slow server the wait would hold

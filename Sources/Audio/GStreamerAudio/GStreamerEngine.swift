@@ -37,18 +37,28 @@ public actor GStreamerEngine: AudioEngine {
     /// failure on the way). Later waits only look, rather than block the engine again and again for the
     /// whole timeout each, until the change completes or a seek, load or stop starts afresh.
     var stateChangeStalled = false
+    /// Set while the sound server is gone (see `GStreamerEngine+SoundServer`), with the task that asks it again.
+    var soundServerLoss: SoundServerLoss?
+    /// Where the current load was asked to start.
+    var loadStart: Double?
+    var soundServerRetry: Task<Void, Never>?
 
-    /// Builds the pipeline and its output. Runs on the caller's thread; the `auto` sink probes the audio
-    /// device here, which takes a few milliseconds.
+    /// Builds the pipeline and its output. Runs on the caller's thread; the `auto` sink asks the sound server
+    /// and probes the audio device here, which takes a few milliseconds. A sound server that does not answer
+    /// yet is no error: the first load says so, and the engine waits for it (see `soundServerLost`).
     public init(sink: AudioSinkDescription = .automatic,
                 logger: Logger = Logger(label: "medianode.audio")) throws(AudioError) {
         try GStreamer.initialize()
         let (stream, continuation) = AsyncStream<AudioFact>.makeStream(bufferingPolicy: .unbounded)
         facts = stream
-        sinkDescription = sink
+        let output = sink.resolved()
+        if sink == .automatic, case .soundServer = output {
+            logger.info("audio output: the sound server at \(SoundServer.address)")
+        }
+        sinkDescription = output
         self.logger = logger
         executor = DedicatedThreadExecutor(name: "medianode.audio.engine")
-        pipeline = try Pipeline(sink: sink, continuation: continuation, logger: logger)
+        pipeline = try Pipeline(sink: output, continuation: continuation, logger: logger)
         wavWriter = pipeline.sink.wavWriter
         pipeline.busReader.start(
             onGaplessSwitch: { [weak self] token in
@@ -58,6 +68,14 @@ public actor GStreamerEngine: AudioEngine {
             onSwitchFailed: { [weak self] token in
                 guard let self else { return }
                 Task { await self.watchTail(of: token) }
+            },
+            onSoundServerLost: { [weak self] reason in
+                guard let self else { return }
+                Task { await self.soundServerLost(reason) }
+            },
+            onPlaying: { [weak self] token in
+                guard let self else { return }
+                Task { await self.reportPlayingOnceHeard(token) }
             })
     }
 
@@ -67,8 +85,13 @@ public actor GStreamerEngine: AudioEngine {
     }
 
     public func shutdown() async {
+        soundServerRetry?.cancel()
         loaded = nil
         pipeline.release()
+    }
+
+    public func setItemTitle(_ title: String?, for token: PlaybackToken) async {
+        pipeline.shared.soundServer?.naming.remember(title, for: token)
     }
 
     /// Keeps a user-chosen rate across a gapless switch: playbin starts every new stream at 1.0.
@@ -117,7 +140,7 @@ final class Pipeline {
         self.logger = logger
         self.continuation = continuation
         volume = sink.volume
-        shared = EngineShared(stage: OutputStage(volume: sink.volume))
+        shared = EngineShared(stage: OutputStage(volume: sink.volume), soundServer: sink.soundServer)
         shared.stage.attach()
         mn_object_set_object(playbin, "audio-sink", sink.element)
         mn_object_set_object(playbin, "audio-filter", filter)

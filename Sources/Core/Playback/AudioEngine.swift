@@ -72,6 +72,14 @@ public enum AudioFact: Sendable, Equatable {
     /// Duration became known or changed; nil for a live stream.
     case duration(PlaybackToken, Double?)
     case buffering(PlaybackToken, percent: Int)
+    /// The sound server took the output from the music (a cork request of its policy, e.g. while a phone
+    /// call plays: false) or gave it back (an uncork request: true).
+    case focusChanged(hasFocus: Bool)
+    /// The output is gone (the sound server crashed or restarts). The engine holds the item where it was
+    /// heard, answers `play` with a `.device` error meanwhile, and tries the output again.
+    case outputLost(String)
+    /// The output answers again, and the item is ready to play on from where it was lost.
+    case outputRestored
 }
 
 public struct AudioError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -135,6 +143,9 @@ public protocol AudioEngine: AnyObject, Sendable {
     /// The gain of the item loaded or preloaded under `token`, applied from the moment that item is heard.
     /// Call before the load or preload that names the token.
     func setItemGain(_ gain: ItemGain, for token: PlaybackToken) async
+    /// The title of the item loaded or preloaded under `token`, which a sound server shows as its stream's
+    /// name from the moment that item is heard. Call before the load or preload that names the token.
+    func setItemTitle(_ title: String?, for token: PlaybackToken) async
     /// Current position in seconds, if anything is loaded.
     func position() async -> Double?
     /// The current position with the time it was read, so a late answer does not skew the anchor.
@@ -150,6 +161,9 @@ public protocol AudioEngine: AnyObject, Sendable {
 
 extension AudioEngine {
     public var callExecutor: (any TaskExecutor)? { nil }
+
+    /// Outputs that name no streams ignore titles.
+    public func setItemTitle(_ title: String?, for token: PlaybackToken) async {}
 
     /// Loads with no successor named yet.
     public func load(uri: String, token: PlaybackToken, startAt seconds: Double?) async throws(AudioError) {

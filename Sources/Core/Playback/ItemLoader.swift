@@ -171,6 +171,9 @@ final class ItemLoader {
         if isStarted { waiter(.success) } else { startWaiters.append(waiter) }
     }
 
+    /// Whether a command still waits to hear that the current load started.
+    var isAwaitedByCommand: Bool { !isStarted && !startWaiters.isEmpty }
+
     /// Answers everyone waiting for the current load to start.
     func resolveStartWaiters(_ outcome: PlaybackOutcome) {
         let waiters = startWaiters
@@ -189,6 +192,8 @@ final class ItemLoader {
     private nonisolated(nonsending) func giveItemGain(toOriginal original: Int, token: PlaybackToken) async {
         guard queue.queue.items.indices.contains(original) else { return }
         let item = queue.queue.items[original]
+        // Its title goes with it, for a sound server's stream name.
+        await engine.setItemTitle(item.title, for: token)
         let found = await level.giveItemGain(to: item, asAlbum: queue.playsAsAlbum(original), token: token)
         loudness[token] = found
     }

@@ -32,6 +32,12 @@ extension PlaybackController {
                 if loads.buffering(percent: percent), playhead.state == .playing, let item = queue.currentItem {
                     streams.emit(.stalled(identifier: item.identifier))
                 }
+            case let .focusChanged(hasFocus):
+                await transport.focusChanged(hasFocus: hasFocus)
+            case let .outputLost(message):
+                await transport.outputLost(message)
+            case .outputRestored:
+                await transport.outputRestored()
             default:
                 // Other state changes and buffering: the controller's own state is authoritative, since it
                 // changes only through its operations; stale tokens land here too.

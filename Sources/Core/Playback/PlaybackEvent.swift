@@ -24,4 +24,18 @@ public enum PlaybackEvent: Sendable, Equatable {
     /// The position jumped to `position` seconds in the item, whoever asked (a seek, a skip, a step of a held
     /// button, previous restarting the item, the end of a held fast-forward): MPRIS's `Seeked`.
     case seeked(identifier: String, position: Double)
+    /// The sound server took the output or gave it back, or the output was lost or is back.
+    case output(OutputChange)
+}
+
+/// What happened to the output itself, whatever plays (`P/events`: `audioFocus`, `outputLost`, `outputRestored`).
+public enum OutputChange: Sendable, Equatable {
+    /// The sound server asked the music to make way (a phone call): it is held as `interrupted`.
+    case focusLost
+    /// The sound server let it go: music held for it plays on.
+    case focusRegained
+    /// The output is gone; music that played is held as `interrupted` until it is back.
+    case lost(String)
+    /// The output answers again.
+    case restored
 }

@@ -72,8 +72,9 @@ struct ListeningLoads {
             load = sounding
         case let .trackEnded(identifier, _, _):
             if load?.identifier == identifier { load?.update(isPlaying: false, at: now) }
-        case .error, .stalled, .seeked:
-            // A stall leaves the state playing: its seconds count as the snapshot says, like a seek's.
+        case .error, .stalled, .seeked, .output:
+            // A stall leaves the state playing: its seconds count as the snapshot says, like a seek's. An output
+            // change shows in the snapshot that follows it.
             break
         }
     }

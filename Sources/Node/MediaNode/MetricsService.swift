@@ -125,7 +125,7 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
         switch event {
         case .error: errors.increment()
         case .stalled: stalls.increment()
-        case .trackStarted, .trackEnded, .seeked: break
+        case .trackStarted, .trackEnded, .seeked, .output: break
         }
     }
 

@@ -2,8 +2,8 @@ import Logging
 import MediaJSON
 import Playback
 
-/// Playback's events on `P/events`: trackStarted, trackEnded and error (a stall is counted in `P/metrics`,
-/// a seek shown by now playing).
+/// Playback's events on `P/events`: trackStarted, trackEnded, error, and what happened to the output
+/// (audioFocus, outputLost, outputRestored); a stall is counted in `P/metrics`, a seek shown by now playing.
 struct PlaybackEventPublisher: PlaybackObserver {
     let events: EventPublisher
     let logger: Logger
@@ -26,6 +26,21 @@ struct PlaybackEventPublisher: PlaybackObserver {
         case .stalled, .seeked:
             // A stall is counted in `P/metrics`; the contract has no event for either (now playing shows a seek).
             break
+        case let .output(change):
+            // The engine logs a lost output once, however long it stays away.
+            events.publish(change.event)
+        }
+    }
+}
+
+extension OutputChange {
+    /// The change as `P/events` carries it.
+    var event: JSONValue {
+        switch self {
+        case .focusLost: ["type": "audioFocus", "state": "lost"]
+        case .focusRegained: ["type": "audioFocus", "state": "regained"]
+        case let .lost(message): ["type": "outputLost", "message": .string(message)]
+        case .restored: ["type": "outputRestored"]
         }
     }
 }

@@ -166,6 +166,29 @@ public final class InMemoryAudioEngine: AudioEngine {
         state.withLock { $0.deviceLost = false }
     }
 
+    /// The sound server's policy corks the stream (a phone call) or lets it go, as the real engine reports it.
+    public func serverFocus(_ hasFocus: Bool) {
+        emit(.focusChanged(hasFocus: hasFocus))
+    }
+
+    /// The sound server goes away as the real engine sees it: the audio stops where it was, `play` answers
+    /// `.device` until `returnSoundServer()`, and the loss is reported.
+    public func loseSoundServer(_ message: String = "the sound server at unix:/run/car/pulse/native does not answer") {
+        state.withLock { state in
+            state.deviceLost = true
+            state.anchorPosition = Self.position(state, now: clock.now()) ?? 0
+            state.anchorTime = clock.now()
+            state.isPlaying = false
+        }
+        emit(.outputLost(message))
+    }
+
+    /// The sound server answers again, the item ready where it was held.
+    public func returnSoundServer() {
+        state.withLock { $0.deviceLost = false }
+        emit(.outputRestored)
+    }
+
     /// The audio streams every loaded item offers.
     public func setAudioStreams(_ streams: [AudioStreamOption]) {
         state.withLock { $0.streams = streams }

@@ -14,9 +14,15 @@ import SystemPackage
 public enum ToolRun {
     /// `tool` is a path, or a name looked up on PATH. The status is the exit code, or 128 + the signal
     /// that ended the tool (as a shell reports it).
-    public static func capture(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    /// `environment`: variables set for the tool on top of this process's own (a private server's address).
+    public static func capture(_ tool: String, _ arguments: [String], environment: [String: String] = [:])
+        async throws -> (status: Int32, output: String) {
         let executable: Executable = tool.hasPrefix("/") ? .path(FilePath(tool)) : .name(tool)
-        let result = try await run(executable, arguments: Arguments(arguments),
+        var updates: [Environment.Key: String?] = [:]
+        for (name, value) in environment {
+            if let key = Environment.Key(rawValue: name) { updates[key] = value }
+        }
+        let result = try await run(executable, arguments: Arguments(arguments), environment: .inherit.updating(updates),
                                    output: .string(limit: 256 << 20), error: .combinedWithOutput)
         let status: Int32 = switch result.terminationStatus {
         case let .exited(code): code

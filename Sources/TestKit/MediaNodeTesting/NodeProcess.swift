@@ -12,7 +12,7 @@ public final class NodeProcess: @unchecked Sendable {
     /// Starts `medianode` with `arguments`; its standard error goes to `logFile`.
     /// - Parameters:
     ///   - fileSizeLimit: the largest file it may write, in bytes (`ulimit -f`), to act out a full disk.
-    ///   - environment: variables set for it on top of this process's (`DBUS_SESSION_BUS_ADDRESS`).
+    ///   - environment: variables set for it on top of this process's (`DBUS_SESSION_BUS_ADDRESS`, `PULSE_SERVER`).
     public init(arguments: [String], fileSizeLimit: Int? = nil, environment: [String: String] = [:]) throws {
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("medianode-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: logFile.path, contents: nil)

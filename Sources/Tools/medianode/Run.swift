@@ -29,8 +29,10 @@ struct Run: AsyncParsableCommand {
     var catalog: [String] = []
     @Option(help: "The SQLite catalog file.")
     var database: String?
-    @Option(name: .customLong("audio-sink"), help: "auto, fake, wav:PATH, or a GStreamer sink description.")
+    @Option(name: .customLong("audio-sink"), help: "auto (the sound server when one answers, else the sound card), pulse, pulse:SINK, fake, wav:PATH, or a GStreamer sink description.")
     var audioSink: String?
+    @Option(name: .customLong("announcement-role"), help: "The media.role of announcements' streams on the sound server (default event).")
+    var announcementRole: String?
     @Option(name: .customLong("mqtt-version"), help: "5 (default) or 3.1.1.")
     var mqttVersion: String?
     @Option(name: .customLong("max-payload"), help: "Largest accepted command payload in bytes (default 65536).")
@@ -90,6 +92,7 @@ struct Run: AsyncParsableCommand {
         }
         let logger = Logger(label: "medianode")
         let configuration = try nodeConfiguration()
+        let announcementRole = try announcementStreamRole()
         let brokers = configuration.brokers.map(\.description).joined(separator: ", then ")
         logger.info("starting node '\(configuration.nodeID)' on \(brokers) under \(configuration.prefix)/")
 
@@ -113,7 +116,8 @@ struct Run: AsyncParsableCommand {
             stateFile = try await openStateFile(beside: catalog)
             let engine = try await startingEngine.value.get()
             node = Node(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
-                        stateFile: stateFile, metrics: metrics, clipPlayer: GStreamerClipPlayer(sharingOutputOf: engine), logger: logger)
+                        stateFile: stateFile, metrics: metrics,
+                        clipPlayer: GStreamerClipPlayer(sharingOutputOf: engine, role: announcementRole), logger: logger)
         } catch {
             // A clean disconnect makes the broker drop the last will: a node that never ran says nothing.
             await transport.shutdown()
@@ -239,6 +243,15 @@ struct Run: AsyncParsableCommand {
             throw ValidationError("--metrics-listen: '\(listen)' is not HOST:PORT (e.g. 127.0.0.1:9464)")
         }
         return MetricsSettings(interval: seconds > 0 ? .milliseconds(Int(seconds * 1000)) : nil, listen: metricsListen)
+    }
+
+    /// `--announcement-role`: a plain word, as sound server policies match roles.
+    func announcementStreamRole() throws -> String {
+        let role = announcementRole ?? GStreamerClipPlayer.defaultRole
+        guard GStreamerClipPlayer.isValidRole(role) else {
+            throw ValidationError("--announcement-role must be a word of letters, digits, - and _ (e.g. event), not '\(role)'")
+        }
+        return role
     }
 
     /// `--homeassistant` (in a config file, a prefix or `true` for the default one).
