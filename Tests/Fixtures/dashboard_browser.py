@@ -39,6 +39,7 @@ try:
     from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError as missing:
     # The first line is what the test reports when it expected "PORT <n>".
@@ -201,6 +202,15 @@ def handle(driver, command):
                      lambda d: d.find_element(By.CSS_SELECTOR, command["selector"]))
         field.clear()
         field.send_keys(command["text"])
+        return {}
+    if op == "choose":
+        Select(driver.find_element(By.CSS_SELECTOR, command["selector"])).select_by_value(command["value"])
+        return {}
+    if op == "slide":
+        # A range input takes no typing: set its value as a drag would, and say so as a drag does.
+        driver.execute_script(
+            "var e = document.querySelector(arguments[0]); e.value = arguments[1];"
+            " e.dispatchEvent(new Event('input', {bubbles: true}));", command["selector"], command["value"])
         return {}
     if op == "enabled":
         element = driver.find_element(By.CSS_SELECTOR, command["selector"])

@@ -1,5 +1,5 @@
 import Foundation
-import GStreamerAudio
+@testable import GStreamerAudio
 import MediaNodeTesting
 import Playback
 import Synchronization
@@ -90,6 +90,20 @@ struct EngineHarness {
     }
 
     func wav() throws -> WAVFile { try WAVFile(contentsOf: wavURL) }
+
+    /// Waits until playbin has opened the successor behind the playing item (its about-to-finish, about a
+    /// second before the item's end for a local file): from then on a flushing seek would land in the
+    /// successor. Acting on this, not on a guess of the clock, leaves a test the whole second to act in,
+    /// however late a loaded machine wakes it.
+    func waitUntilSuccessorOpened(timeout: Double = 10) async throws {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while await !engine.isSwitchPending {
+            guard ContinuousClock.now < deadline else {
+                throw FactTimeout(waitingFor: "playbin to open the successor", seen: facts.all)
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
 
     /// The WAV once it holds `seconds` of rendered audio. The sink renders in real time, so on a busy
     /// machine this takes longer than the audio lasts; the limit only keeps a stalled pipeline from

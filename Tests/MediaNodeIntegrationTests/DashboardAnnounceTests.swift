@@ -111,3 +111,35 @@ extension RealEngineCommandTests.DashboardTests {
         await node.stop()
     }
 }
+
+extension RealEngineCommandTests.DashboardTests {
+    @Test("the announce box sends the chosen music mode, volume and language; the fleet header counts one node as one node")
+    func announceOptions() async throws {
+        let broker = try await MosquittoBroker(webPage: .brokerDirectory)
+        let page = try #require(broker.webPageDirectory)
+        try await DashboardBrowser.install(into: page)
+        let pageURL = try #require(broker.webPageURL)
+        let node = try await RunningNode.start(broker: broker, nodeID: "opts", libraries: [], sink: "fake")
+        let announceTopic = node.topics.command("announce")
+        let browser = try await DashboardBrowser()
+        defer { browser.quit() }
+        _ = try await browser.open(pageURL, nodes: 1)
+        let count = try await eventually({ try await browser.text("#fleet-count") }, until: { $0.contains("online") })
+        #expect(count == "1 node, 1 online")
+
+        try await browser.openNode("medianode/opts")
+        try await browser.choose("pause", in: "#announce-mode")
+        try await browser.click("#announce-volume-set")
+        try await browser.slide("#announce-volume", to: 0.4)
+        try await browser.type("de", into: "#announce-lang")
+        try await browser.type("Nächster Halt", into: "#announce-input")
+        try await browser.click("#announce-send", showing: "Speak")
+        let sent = try JSONValue(parsing: try await node.client.first { $0.topic == announceTopic }.payload)
+        #expect(sent["text"] == "Nächster Halt" && sent["mode"] == "pause" && sent["volume"] == 0.4 && sent["lang"] == "de",
+                "\(sent.jsonString)")
+        let reply = try await node.reply(id: try #require(sent["id"]?.stringValue))
+        #expect(reply["status"] == "success", "\(reply.jsonString)")
+        #expect(try await browser.consoleErrors().isEmpty)
+        await node.stop()
+    }
+}

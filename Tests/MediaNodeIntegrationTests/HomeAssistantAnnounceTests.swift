@@ -47,7 +47,7 @@ extension HomeAssistantLiveTests {
 
         // The node hears announce with that text, accepts it, plays it to the end.
         let command = try await client.first { $0.topic == "\(Self.prefix)/cmd/announce" }
-        #expect(try JSONValue(parsing: command.payload) == ["text": .string(spoken)],
+        #expect(try JSONValue(parsing: command.payload) == ["id": "homeassistant-announce", "text": .string(spoken)],
                 "\(String(decoding: command.payload, as: UTF8.self))")
         let reply = try JSONValue(parsing: try await client.first {
             $0.topic == "\(Self.prefix)/result" && (try? JSONValue(parsing: $0.payload))?["command"] == "announce"

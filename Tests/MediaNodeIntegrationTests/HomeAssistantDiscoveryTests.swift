@@ -90,7 +90,7 @@ final class HomeAssistantDiscoveryTests {
         // What a person types in the Announce box goes to announce as its text, quotes and all.
         if speaks {
             for line in [
-                #"command \#(id)_announce Next stop: "Harbour" Straße -> {"text": "Next stop: \"Harbour\" Straße"}"#,
+                #"command \#(id)_announce Next stop: "Harbour" Straße -> {"id": "homeassistant-announce", "text": "Next stop: \"Harbour\" Straße"}"#,
                 "text \(id)_announce command_topic=\(Self.prefix)/cmd/announce min=1 max=255 mode=text",
             ] {
                 #expect(report.output.contains(line + "\n"), "expected '\(line)':\n\(report.output)")

@@ -131,7 +131,7 @@ struct MPRISPlayerctlTests {
         }
         var metadata: [String: String] = [:]
         let deadline = ContinuousClock.now + .seconds(5)
-        // The picture follows the first now playing message (it is read and scaled first), so wait for it.
+        // Now playing names the picture at once; its bytes follow on its topic, and the file is made of them.
         repeat {
             metadata = Self.parse(try await rig.playerctl("metadata"))
             if metadata["mpris:artUrl"] != nil { break }

@@ -99,20 +99,24 @@ struct NowPlayingTests {
         await running.stop()
     }
 
-    @Test("now playing goes out at once without a cover that must be scaled, then again with it, scaled to 600 px and at most 256 KiB")
-    func artworkFollowsNowPlaying() async throws {
+    @Test("now playing's first message carries the cover the scan scaled to 600 px, on the content tree's topic for it, at most 256 KiB")
+    func artworkInFirstMessage() async throws {
         let running = try await PlayingNode.start(tracks: [ToneTrack(fileName: "a.ogg", frequency: 440, seconds: 6, title: "Cover")],
                                                   cover: (2000, 1500))
-        // The queue is prepared at start; its reply came after now playing, which did not wait for the scaling.
+        // The queue is prepared at start: its first now playing names the picture, scaled once at the scan.
         let first = try await running.nowPlaying { $0["identifier"] != nil }
-        #expect(first["artwork"] == nil)
-        let withArtwork = try await running.nowPlaying { $0["artwork"] != nil }
-        let artwork = try #require(withArtwork["artwork"])
+        let artwork = try #require(first["artwork"], "\(first.jsonString)")
         #expect(artwork["mimeType"] == "image/jpeg")
         #expect(artwork["width"] == 600)
         #expect(artwork["height"] == 450)
         let topic = try #require(artwork["topic"]?.stringValue)
-        #expect(topic.hasPrefix(running.topics.artwork("")))
+        // One picture, one topic: the one the content tree names for the item, keyed by the SHA-256 of the
+        // catalog's copy.
+        let identifier = try #require(first["identifier"]?.stringValue)
+        let item = try await running.running.send("contentItem", #""identifier":"\#(identifier)""#)
+        #expect(item["data"]?["artwork"]?["topic"]?.stringValue == topic, "\(item.jsonString)")
+        let key = String(topic.dropFirst(running.topics.artwork("").count))
+        #expect(key.count == 64 && key.allSatisfy(\.isHexDigit), "key \(key)")
         // A dashboard that connects later still finds the picture, retained.
         let late = try TestMQTTClient(brokerURL: running.broker.url)
         try await late.connect()
@@ -125,7 +129,7 @@ struct NowPlayingTests {
         await running.stop()
     }
 
-    @Test("another track of the album shows its cover in its first message; another album's cover follows its first message, and the first album's is never shown for it")
+    @Test("another track of the album shows its cover in its first message, and so does another album's track, on the tree's topic for it")
     func albumCoversOnTrackChanges() async throws {
         let directory = try AudioFixtures.makeTemporaryDirectory("album-change")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -170,11 +174,15 @@ struct NowPlayingTests {
         #expect(sameAlbum.first?["artwork"] == firstCover, "\(sameAlbum.map(\.jsonString))")
         #expect(sameAlbum.allSatisfy { $0["artwork"] == firstCover }, "\(sameAlbum.map(\.jsonString))")
 
-        // Another album: its cover must be read and scaled, which the reply does not wait for.
+        // Another album, never played: its cover too is in its first message (the scan scaled it), on the
+        // topic the content tree names for it.
         let secondCover = try #require(try await play(identifiers[2], "the second album")["artwork"])
         #expect(secondCover["topic"] != firstCover["topic"], "the first album's cover is shown for the second")
         let otherAlbum = await documents(of: identifiers[2])
-        #expect(otherAlbum.allSatisfy { $0["artwork"] == nil || $0["artwork"] == secondCover }, "\(otherAlbum.map(\.jsonString))")
+        #expect(otherAlbum.first?["artwork"] == secondCover, "\(otherAlbum.map(\.jsonString))")
+        #expect(otherAlbum.allSatisfy { $0["artwork"] == secondCover }, "\(otherAlbum.map(\.jsonString))")
+        let item = try await running.send("contentItem", #""identifier":"\#(identifiers[2])""#)
+        #expect(item["data"]?["artwork"] == secondCover, "\(item.jsonString)")
         // The picture is on its topic for a dashboard that follows the message.
         let pictureTopic = try #require(secondCover["topic"]?.stringValue)
         let late = try TestMQTTClient(brokerURL: running.broker.url)

@@ -38,7 +38,7 @@ struct HomeAssistantDiscoveryDocumentTests {
         let text = try #require(components["announce"])
         #expect(text["p"] == "text")
         #expect(text["command_topic"] == "medianode/car1/cmd/announce")
-        #expect(text["command_template"] == #"{"text": {{ value | to_json }}}"#)
+        #expect(text["command_template"] == #"{"id": "homeassistant-announce", "text": {{ value | to_json }}}"#)
         // Home Assistant keeps states of at most 255 characters, and the node refuses empty text.
         #expect(text["min"] == 1 && text["max"] == 255)
     }

@@ -250,7 +250,7 @@
       if (isStale(node, now)) stale++;
     }
     $('fleet-count').textContent = fleet.nodes.size
-      ? `${fleet.nodes.size} nodes, ${online} online` + (stale ? `, ${stale} stale` : '') : '';
+      ? `${fleet.nodes.size} ${fleet.nodes.size === 1 ? 'node' : 'nodes'}, ${online} online` + (stale ? `, ${stale} stale` : '') : '';
     $('fleet-empty').classList.toggle('hidden', fleet.nodes.size > 0);
   }
 
@@ -531,11 +531,23 @@
 
   // MARK: - Announcements
 
-  /// What the announce box sends for `value`: a URL the node plays as a clip, any other text spoken.
+  /// What the announce box sends for `value`: a URL the node plays as a clip, any other text spoken (in
+  /// the language given, if any); with the music ducked or paused, and at the volume set, if set.
   function announcementFor(value) {
     const trimmed = value.trim();
     if (!trimmed) return null;
-    return /^(https?|file):\/\//.test(trimmed) ? { url: trimmed } : { text: trimmed };
+    const payload = /^(https?|file):\/\//.test(trimmed) ? { url: trimmed } : { text: trimmed };
+    const lang = $('announce-lang').value.trim();
+    if (payload.text && lang) payload.lang = lang;
+    payload.mode = $('announce-mode').value;
+    if ($('announce-volume-set').checked) payload.volume = Number($('announce-volume').value);
+    return payload;
+  }
+
+  function renderAnnounceVolume() {
+    const set = $('announce-volume-set').checked;
+    $('announce-volume').disabled = !set;
+    $('announce-volume-value').textContent = set ? Math.round(Number($('announce-volume').value) * 100) + '%' : "listener's";
   }
 
   /// The box as the node's P/commands allows it: announce enabled, and for text, textToSpeech. Like the
@@ -867,6 +879,10 @@
   $('search-form').addEventListener('submit', (event) => { event.preventDefault(); search($('search-query').value); });
   $('announce-form').addEventListener('submit', (event) => { event.preventDefault(); announce(); });
   $('announce-input').addEventListener('input', renderAnnounceBox);
+  $('announce-lang').addEventListener('input', renderAnnounceBox);
+  $('announce-volume').addEventListener('input', renderAnnounceVolume);
+  $('announce-volume-set').addEventListener('change', renderAnnounceVolume);
+  renderAnnounceVolume();
   $('announce-cancel').addEventListener('click', () => send('announce', { cancel: true }));
   $('pattern').value = fleet.pattern;
   $('pattern-form').addEventListener('submit', (event) => { event.preventDefault(); setPattern($('pattern').value); });

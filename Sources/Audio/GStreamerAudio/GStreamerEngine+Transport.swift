@@ -199,12 +199,13 @@ extension GStreamerEngine {
     /// Opens the current item again at `seconds`, under the same token and with the same successor, and
     /// takes it back to the state it was in (or was going to). The bus reader sees a new load of the same
     /// token: the core sees the same item go on from the new place.
-    private func reopenCurrent(at seconds: Double) -> Bool {
+    private func reopenCurrent(at seconds: Double, rate: Double? = nil) -> Bool {
         guard let token = loaded, let uri = loadedURI else { return false }
         var state = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
         gst_element_get_state(pipeline.playbin, &state, &pending, 0)
         let target = pending == GST_STATE_VOID_PENDING ? state : pending
-        logger.debug("audio: seeking \(token) to \(seconds) s by opening it again (playbin was switching to its successor)")
+        logger.debug("audio: opening \(token) again at \(seconds) s, rate \(rate ?? self.rate) (playbin was switching to its successor)")
+        let rate = rate ?? self.rate
         pendingAudioStream = chosenAudioStream()
         takeDownPlaybin()
         pipeline.shared.state.withLock { state in
@@ -240,6 +241,9 @@ extension GStreamerEngine {
         _ = flushingSeek(to: GStreamer.seconds(max(0, nanoseconds)), rate: rate, waitSeconds: 5)
     }
 
+    /// A rate change is a flushing seek to where the item is, so it has `seek`'s race in an item's tail:
+    /// once playbin has opened the successor (or opens it between the check and the seek), the seek lands
+    /// in the successor. The item is then opened again at its place, at the new rate, with its successor.
     func applyRate(_ newRate: Double, waitSeconds: Double) -> Bool {
         settlePendingSeek()
         var nanoseconds: gint64 = 0, duration: gint64 = -1
@@ -248,7 +252,14 @@ extension GStreamerEngine {
         // Right after a gapless switch the position can still be the previous item's (its tail is in
         // the queues); past the new item's end it would seek straight to its end of stream.
         if duration > 0, nanoseconds >= duration { nanoseconds = 0 }
-        return flushingSeek(to: GStreamer.seconds(max(0, nanoseconds)), rate: newRate, waitSeconds: waitSeconds)
+        let seconds = GStreamer.seconds(max(0, nanoseconds))
+        let queuedBefore = switchesQueued
+        if !isSwitchPending {
+            guard flushingSeek(to: seconds, rate: newRate, waitSeconds: waitSeconds) else { return false }
+            if switchesQueued == queuedBefore { return true }
+            logger.debug("audio: playbin opened the successor while changing the rate of \(loaded.map { "\($0)" } ?? "")")
+        }
+        return reopenCurrent(at: seconds, rate: newRate)
     }
 
     func flushingSeek(to seconds: Double, rate: Double, waitSeconds: Double, settle: Bool = true) -> Bool {

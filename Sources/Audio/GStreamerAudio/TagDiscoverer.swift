@@ -20,7 +20,7 @@ public enum TagDiscoverer {
     /// A file that takes longer than this to preroll is given up on.
     static let timeoutSeconds = 5
 
-    /// What GStreamer finds in the file at `path`, or nil when it cannot play it as audio.
+    /// What GStreamer finds in the file at `path` (or a `file://` URI), or nil when it cannot play it as audio.
     public static func discover(path: String) -> Discovery? {
         guard (try? GStreamer.initialize()) != nil, let uri = fileURI(path) else { return nil }
         return discoverer.withLock { discoverer -> Discovery? in
@@ -58,6 +58,7 @@ public enum TagDiscoverer {
 
     /// Unlike `GStreamer.uri(from:)`, always a path: a file named like a URI is still a file here.
     private static func fileURI(_ path: String) -> String? {
+        if gst_uri_is_valid(path) != 0 { return path }
         guard let uri = gst_filename_to_uri(path, nil) else { return nil }
         defer { g_free(uri) }
         return String(cString: uri)

@@ -5,7 +5,15 @@ public struct ProcessedArtwork: Sendable, Equatable {
     public var bytes: [UInt8]
     public var width: Int
     public var height: Int
-    public var mimeType: String { "image/jpeg" }
+    /// JPEG when this processor made it; a cached PNG already within the limits is published as it is.
+    public var mimeType: String
+
+    public init(bytes: [UInt8], width: Int, height: Int, mimeType: String = "image/jpeg") {
+        self.bytes = bytes
+        self.width = width
+        self.height = height
+        self.mimeType = mimeType
+    }
 }
 
 public struct ArtworkError: Error, Sendable, Equatable, CustomStringConvertible {

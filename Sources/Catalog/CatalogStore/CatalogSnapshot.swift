@@ -85,15 +85,22 @@ public struct ArtworkBlob: Sendable, Hashable {
     /// The contract's largest picture: anything bigger is scaled down before it is cached.
     public static let maximumBytes = 256 * 1024
 
-    /// A JPEG or PNG as the node may publish it: as it is when within `maximumBytes`, else re-encoded as a
-    /// JPEG scaled to fit 600 px (and smaller still if need be). Done once when the picture is cached,
-    /// so the size the tree states is the size of the picture on its topic. Nil for anything else, or a
-    /// picture that cannot be decoded.
+    /// The largest side of a cached picture: the node's default `--artwork-size`.
+    public static let maximumDimension = 600
+
+    /// A JPEG or PNG as the node may publish it: as it is when within `maximumBytes` and
+    /// `maximumDimension` pixels, else re-encoded as a JPEG scaled to fit them. Done once, when the picture
+    /// is cached (at the scan, or when it is downloaded), so that now playing and the tree publish the
+    /// cached bytes as they are, on one topic, the same for both, and a play waits for no scaling. Nil for
+    /// anything else, or a picture that cannot be decoded.
     public static func publishable(_ data: Data) -> ArtworkBlob? {
         let isJPEGOrPNG = data.starts(with: [0xFF, 0xD8, 0xFF]) || data.starts(with: [0x89, 0x50, 0x4E, 0x47])
         guard isJPEGOrPNG else { return nil }
-        guard data.count > maximumBytes else { return ArtworkBlob(data: data) }
-        guard let scaled = try? ArtworkProcessor(maximumBytes: maximumBytes).process([UInt8](data)) else { return nil }
+        if data.count <= maximumBytes, let size = ImageSize.of(data), max(size.width, size.height) <= maximumDimension {
+            return ArtworkBlob(data: data)
+        }
+        let processor = ArtworkProcessor(maximumDimension: maximumDimension, maximumBytes: maximumBytes)
+        guard let scaled = try? processor.process([UInt8](data)) else { return nil }
         return ArtworkBlob(data: Data(scaled.bytes), mimeType: scaled.mimeType)
     }
 

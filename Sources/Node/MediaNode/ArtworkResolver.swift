@@ -7,8 +7,8 @@ import Playback
 
 /// Finds an item's picture and makes it publishable (S13): an embedded picture from the stream's tags,
 /// the catalog's stored artwork, a cover.jpg/folder.jpg beside a local file, or the catalog's artwork URL
-/// fetched with timeouts. Only a picture already in the catalog cache is on the path of now playing (a read
-/// and a scaling, once per picture); for the others the caller publishes without it first.
+/// fetched with timeouts. None of it is on the path of now playing: the catalog's picture is named from the
+/// queue item (see `NowPlayingPublisher`), and the caller publishes without the others first.
 struct ArtworkResolver: Sendable {
     let catalog: (any ContentCatalog)?
     /// Where cached pictures are read, and downloaded ones kept.
@@ -63,18 +63,6 @@ struct ArtworkResolver: Sendable {
         return try? await catalog?.item(identifier: item.identifier)?.artworkKey
     }
 
-    /// The cached picture under `key`, processed as `resolve` would (the catalog comes before a folder or a
-    /// download there, and an embedded picture is cached under its own key at the scan).
-    func cached(key: String) async -> ProcessedArtwork? {
-        guard let artworkStore, let blob = try? await artworkStore.artwork(key: key), !blob.data.isEmpty else { return nil }
-        do {
-            return try await processOffPool([UInt8](blob.data))
-        } catch {
-            logger.warning("artwork \(key) in the catalog cache is unusable: \(error)")
-            return nil
-        }
-    }
-
     private func candidates(_ item: QueueItem, tags: StreamTags) async -> [Candidate] {
         var list: [Candidate] = []
         if let image = tags.image, !image.isEmpty { list.append((.embedded, "the stream's tags", { image })) }
@@ -83,13 +71,11 @@ struct ArtworkResolver: Sendable {
             list.append((.catalog, "the catalog cache", { try? await artworkStore.artwork(key: key).map { [UInt8]($0.data) } }))
         }
         if !item.uri.contains("://") || item.uri.hasPrefix("file://") {
-            let path = item.uri.hasPrefix("file://") ? (URL(string: item.uri)?.path ?? item.uri) : item.uri
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            list.append((.folder, "the folder \(directory.path)", {
+            let path = LocalPath.path(fromFileURI: item.uri) ?? item.uri
+            let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+            list.append((.folder, "the folder \(LocalPath.displayName(directory))", {
                 for name in ["cover.jpg", "folder.jpg", "cover.png", "folder.png", "Cover.jpg", "Folder.jpg"] {
-                    if let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) {
-                        return [UInt8](data)
-                    }
+                    if let data = LocalPath.contents(of: directory + "/" + name) { return [UInt8](data) }
                 }
                 return nil
             }))

@@ -114,7 +114,10 @@ struct CommandDispatcher: CommandAnswering {
         // the reply sees the new state.
         retained.flush()
         let payload = reply.jsonBytes
-        if reply.result.status != .success {
+        if reply.result.status != .success, reply.command == "announce", reply.id == HomeAssistantDiscovery.announceRequestID {
+            // A person typed it in Home Assistant, which shows no reply: the log is where they can learn why.
+            logger.warning("Home Assistant's Announce entity sent an announcement the node refused, so nothing was spoken: \(reply.result.message ?? reply.result.status.rawValue)")
+        } else if reply.result.status != .success {
             let (write, held) = refusalLog.admit()
             if held > 0 { logger.info("\(held) more failed commands were not logged (at most \(refusalLog.linesPerWindow) lines every \(refusalLog.window))") }
             if write { logger.info("\(reply.command) -> \(reply.result.status.rawValue): \(reply.result.message ?? "")") }

@@ -9,7 +9,8 @@ public struct DiscovererTagReader: TagReader {
     public init() {}
 
     public func read(path: String) -> AudioTags? {
-        guard let found = TagDiscoverer.discover(path: path) else { return nil }
+        // By its URI, whose bytes open a file whose name is not UTF-8 too.
+        guard let found = TagDiscoverer.discover(path: LocalPath.fileURI(of: path)) else { return nil }
         let tags = found.tags
         return AudioTags(
             title: Self.text(tags.title), artist: Self.text(tags.artist), album: Self.text(tags.albumTitle),

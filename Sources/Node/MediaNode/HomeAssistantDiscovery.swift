@@ -14,6 +14,8 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
     /// Whether `announce` speaks `text` here (the `textToSpeech` capability): only then is there an
     /// Announce text entity.
     public let textToSpeech: Bool
+    /// The `id` of the Announce entity's requests: a refusal of one is logged, since Home Assistant shows none.
+    public static let announceRequestID = "homeassistant-announce"
 
     public static let defaultPrefix = "homeassistant"
     /// Where a Home Assistant user finds what the entities mean (Home Assistant shows it on the device).
@@ -141,12 +143,14 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
             ]),
         ]
         if textToSpeech {
-            // What the person types is spoken: the template makes it `announce`'s `text`, escaped as JSON.
+            // What the person types is spoken: the template makes it `announce`'s `text`, escaped as JSON,
+            // with an id that tells the node the request came from here (Home Assistant shows no reply).
             // No state topic: Home Assistant shows the last text sent. At most 255 characters, the longest
             // state Home Assistant keeps (the node takes up to 1,000).
             components.append(("announce", [
                 "p": "text", "name": "Announce", "command_topic": .string(topics.command("announce")),
-                "command_template": "{\"text\": {{ value | to_json }}}", "min": 1, "max": 255, "mode": "text",
+                "command_template": .string(#"{"id": "\#(Self.announceRequestID)", "text": {{ value | to_json }}}"#),
+                "min": 1, "max": 255, "mode": "text",
                 "icon": "mdi:bullhorn",
             ]))
         }

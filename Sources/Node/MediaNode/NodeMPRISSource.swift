@@ -17,8 +17,12 @@ struct NodeMPRISSource: MPRISStateSource {
     let playback: PlaybackController?
     let artworkStore: (any ArtworkStore)?
 
-    /// The topics whose changes MPRIS shows.
-    var watchedTopics: Set<String> { [topics.nowPlaying, topics.queue, topics.volume, topics.commands] }
+    /// The topics whose changes MPRIS shows. Now playing names the catalog's picture before its bytes are out
+    /// (they follow on its topic, then on `P/nowplaying/artwork`), and `mpris:artUrl` is a file of those bytes:
+    /// their arrival is a change too, though now playing itself does not change then.
+    var watchedTopics: Set<String> {
+        [topics.nowPlaying, topics.nowPlayingArtwork, topics.queue, topics.volume, topics.commands]
+    }
 
     func inputs() -> MPRISInputs {
         func document(_ topic: String) -> JSONValue {

@@ -11,10 +11,11 @@ import ServiceLifecycle
 /// change goes out. A playback observer; its service looks for artwork.
 ///
 /// `update` marks now playing at once, for it is on the way to a command's reply (a playItem's success
-/// must not come before now playing names the item). A picture already scaled for another item of the same
-/// catalog key (another track of the album) is in that first message; any other artwork, the catalog's
-/// cached pictures included (reading and scaling one takes a while), is found in `run()`, and now playing
-/// goes out again when it arrives.
+/// must not come before now playing names the item). The catalog's picture of the item is in that first
+/// message: the catalog scaled it at the scan and the queue item carries its key, type and size, so nothing
+/// is read or scaled on the way; its bytes follow on its topic, `P/artwork/<the catalog's key>`, the one
+/// the content tree names. Any other artwork (a stream's embedded picture, a download) is found in `run()`,
+/// and now playing goes out again when it arrives.
 actor NowPlayingPublisher: Service, PlaybackObserver {
     /// Readers extrapolate the position; republish once it would be off by more than 40 ms (the contract's
     /// readers expect it within 50 ms).
@@ -71,7 +72,7 @@ actor NowPlayingPublisher: Service, PlaybackObserver {
     /// - Parameter nowPlayingIdentifiers: the item's identifier path in the content tree (S31).
     func update(_ snapshot: PlaybackSnapshot, nowPlayingIdentifiers: [String]? = nil) {
         if let item = snapshot.item, item.identifier != current, artwork[item.identifier] == nil {
-            takeScaledArtwork(for: item)
+            takeCatalogArtwork(for: item, tags: snapshot.tags)
         }
         self.snapshot = snapshot
         if let identifier = snapshot.item?.identifier, let nowPlayingIdentifiers {
@@ -136,13 +137,14 @@ actor NowPlayingPublisher: Service, PlaybackObserver {
         if snapshot?.item?.identifier == item.identifier { publishCurrent() }
     }
 
-    /// The catalog's cached picture, read and scaled once per key, unless the stream brought its own (which
-    /// outranks it); else what the resolver finds.
+    /// The catalog's cached picture, published once per key on the catalog's topic, unless a stream's own
+    /// picture outranks it; else what the resolver finds.
     private func findArtwork(for item: QueueItem, tags: StreamTags) async -> (NowPlayingArtwork, ArtworkResolver.Source)? {
-        if tags.image == nil, let key = await catalogKey(of: item) {
+        if Self.showsCatalogPicture(item, tags: tags), let key = await catalogKey(of: item),
+           let store = resolver.artworkStore {
             if let known = scaledArtwork[key] { return (known, .catalog) }
-            if let processed = await resolver.cached(key: key) {
-                let found = publishPicture(processed)
+            if let processed = await CachedArtwork.publishable(key: key, store: store, processor: resolver.processor, logger: logger) {
+                let found = publishPicture(processed, key: key)
                 scaledArtwork[key] = found
                 if scaledArtwork.count > 512 { scaledArtwork.removeValue(forKey: scaledArtwork.keys.first { $0 != key }!) }
                 return (found, .catalog)
@@ -159,18 +161,39 @@ actor NowPlayingPublisher: Service, PlaybackObserver {
         return await resolver.cachedKey(of: item)
     }
 
-    /// Takes the picture already scaled for another item of the same catalog key, for the item's first
-    /// message: no read and no scaling on the way to the reply. Counts as the item's search (without an
-    /// embedded picture): an embedded one arriving later is still looked at.
-    private func takeScaledArtwork(for item: QueueItem) {
-        guard let key = item.userInfo[QueueItemMaker.artworkKeyInfo], let known = scaledArtwork[key] else { return }
-        remember(known, source: .catalog, for: item.identifier)
-        if searched[item.identifier] == nil { searched[item.identifier] = false }
+    /// Whether the catalog's picture is the one to show: always for a local file (the scan took its embedded
+    /// picture, or its folder's cover), and for other items while their stream brought none of its own.
+    static func showsCatalogPicture(_ item: QueueItem, tags: StreamTags) -> Bool {
+        tags.image == nil || LocalPath.path(fromFileURI: item.uri) != nil || item.uri.hasPrefix("/")
     }
 
-    /// Publishes the picture's bytes on their own retained topic; returns what now playing says about it.
-    private func publishPicture(_ processed: ProcessedArtwork) -> NowPlayingArtwork {
-        let key = String(SHA256.hex(Data(processed.bytes)).prefix(32))
+    /// Names the catalog's picture of the item in its first message, from what the queue item carries: no
+    /// read and no scaling on the way to the reply. When its bytes are already out (another track of the
+    /// album) this counts as the item's search (an embedded picture arriving later is still looked at);
+    /// else the search publishes them.
+    private func takeCatalogArtwork(for item: QueueItem, tags: StreamTags) {
+        guard Self.showsCatalogPicture(item, tags: tags), let key = item.userInfo[QueueItemMaker.artworkKeyInfo] else { return }
+        if let known = scaledArtwork[key] {
+            remember(known, source: .catalog, for: item.identifier)
+            if searched[item.identifier] == nil { searched[item.identifier] = false }
+            return
+        }
+        guard let mimeType = item.userInfo[QueueItemMaker.artworkMimeTypeInfo],
+              let size = item.userInfo[QueueItemMaker.artworkSizeInfo]?.split(separator: "x").compactMap({ Int($0) }),
+              size.count == 2
+        else { return }
+        let shown = CachedArtwork.publishedSize(width: size[0], height: size[1], maximumDimension: resolver.processor.maximumDimension)
+        // Scaled for a smaller --artwork-size, a cached picture is published as JPEG.
+        let type = (shown.width, shown.height) == (size[0], size[1]) ? mimeType : "image/jpeg"
+        remember(NowPlayingArtwork(topic: topics.artwork(key), mimeType: type, width: shown.width, height: shown.height),
+                 source: .catalog, for: item.identifier)
+    }
+
+    /// Publishes the picture's bytes on their own retained topic, under `key` (the catalog's, for a cached
+    /// picture) or the SHA-256 of the bytes, as the catalog keys what it caches; returns what now playing
+    /// says about it.
+    private func publishPicture(_ processed: ProcessedArtwork, key: String? = nil) -> NowPlayingArtwork {
+        let key = key ?? SHA256.hex(Data(processed.bytes))
         let topic = topics.artwork(key)
         // Content-addressed: the same picture for a whole album is published once.
         retained.publish(topic, processed.bytes)

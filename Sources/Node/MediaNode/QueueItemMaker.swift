@@ -20,6 +20,10 @@ struct QueueItemMaker: Sendable {
         }
         var info = Self.nowPlayingUserInfo(item)
         if let key = item.artworkKey { info[Self.artworkKeyInfo] = key }
+        if item.artworkKey != nil, let format = item.artworkFormat {
+            info[Self.artworkMimeTypeInfo] = format.mimeType
+            info[Self.artworkSizeInfo] = "\(format.width)x\(format.height)"
+        }
         // An item read from a page comes without its chapters: one keyed read each.
         var chapters = item.chapters
         if chapters == nil, !isLive { chapters = try await catalog?.chapters(of: item.identifier) }
@@ -30,9 +34,13 @@ struct QueueItemMaker: Sendable {
             chapters: (chapters ?? []).map { QueueItem.Chapter(title: $0.title, startTime: $0.startTime) })
     }
 
-    /// The `userInfo` key of the catalog's key for the item's cached picture: now playing shows a picture it
-    /// has already scaled for that key in the item's first message, without reading the catalog.
+    /// The `userInfo` key of the catalog's key for the item's cached picture: now playing names that picture
+    /// in the item's first message, without reading the catalog.
     static let artworkKeyInfo = "artworkKey"
+    /// The type and the size (`WxH`) of that picture as the catalog keeps it: enough for now playing to name
+    /// it in the item's first message, before any byte of it is read.
+    static let artworkMimeTypeInfo = "artworkMimeType"
+    static let artworkSizeInfo = "artworkSize"
 
     /// The items named that the catalog still holds playable, each as played from its container, by
     /// identifier; one catalog read for all of them.

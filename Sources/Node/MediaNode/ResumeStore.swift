@@ -202,7 +202,7 @@ final class ResumeStore: Service, PlaybackObserver {
     }
 
     private static func isReachable(_ item: QueueItem) -> Bool {
-        guard let url = URL(string: item.uri), url.isFileURL else { return true }
-        return FileManager.default.fileExists(atPath: url.path)
+        guard let path = LocalPath.path(fromFileURI: item.uri) else { return true }
+        return LocalPath.exists(path)
     }
 }

@@ -74,36 +74,6 @@ final class TreeArtworkPublisher: Sendable {
     /// The cached picture as it may be published, or nil after a log line saying why not.
     private func picture(_ key: String) async -> [UInt8]? {
         guard let store else { return nil }
-        let blob: ArtworkBlob?
-        do {
-            blob = try await store.artwork(key: key)
-        } catch {
-            logger.warning("artwork \(key) could not be read from the catalog: \(error)")
-            return nil
-        }
-        guard let blob, !blob.data.isEmpty else {
-            logger.debug("artwork \(key) is named in the tree but not cached")
-            return nil
-        }
-        let bytes = [UInt8](blob.data)
-        let isJPEGOrPNG = bytes.starts(with: [0xFF, 0xD8, 0xFF]) || bytes.starts(with: [0x89, 0x50, 0x4E, 0x47])
-        // Passed on as it is only when a head unit can show it as it is: small in bytes and in pixels (a
-        // small PNG can still declare 30,000 x 30,000 pixels).
-        if isJPEGOrPNG && bytes.count <= Self.maximumBytes,
-           let size = ArtworkProcessor.dimensions(of: bytes), max(size.width, size.height) <= processor.maximumDimension {
-            return bytes
-        }
-        let processor = self.processor
-        let scaled: Result<ProcessedArtwork, ArtworkError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                continuation.resume(returning: Result { () throws(ArtworkError) in try processor.process(bytes) })
-            }
-        }
-        switch scaled {
-        case let .success(processed): return processed.bytes
-        case let .failure(error):
-            logger.warning("artwork \(key) in the catalog is unusable: \(error)")
-            return nil
-        }
+        return await CachedArtwork.publishable(key: key, store: store, processor: processor, logger: logger)?.bytes
     }
 }

@@ -111,6 +111,16 @@ public final class DashboardBrowser: @unchecked Sendable {
         try await run(["op": "type", "selector": selector, "text": text])
     }
 
+    /// Chooses the option with `value` in the select at `selector`.
+    public func choose(_ value: String, in selector: String) async throws {
+        try await run(["op": "choose", "selector": selector, "value": value])
+    }
+
+    /// Moves the range input at `selector` to `value`, as a drag does.
+    public func slide(_ selector: String, to value: Double) async throws {
+        try await run(["op": "slide", "selector": selector, "value": String(value)])
+    }
+
     /// Whether the element at `selector` is enabled, and its tooltip (which says why not, where the page says it).
     public func isEnabled(_ selector: String) async throws -> (enabled: Bool, title: String) {
         let reply = try await run(["op": "enabled", "selector": selector])

@@ -46,7 +46,7 @@ struct CatalogOptions: ParsableArguments {
         do {
             return try CatalogDatabase(path: path)
         } catch {
-            throw CatalogFileProblem(path: path, reason: "\(error)")
+            throw CatalogFileProblem(path: path, error: error)
         }
     }
 }

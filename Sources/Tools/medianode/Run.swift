@@ -302,7 +302,7 @@ struct Run: AsyncParsableCommand {
         do {
             return try CatalogDatabase(path: path, integrityCheck: .deferred, logger: Logger(label: "medianode.catalog"))
         } catch {
-            throw CatalogFileProblem(path: path, reason: "\(error)")
+            throw CatalogFileProblem(path: path, error: error)
         }
     }
 

@@ -7,15 +7,28 @@ import Glibc
 public struct CatalogFileProblem: Error, CustomStringConvertible {
     public let path: String
     public let reason: String
+    /// What to do about it; by default, make the file writable.
+    public let advice: String
 
-    public init(path: String, reason: String) {
+    public init(path: String, reason: String, advice: String? = nil) {
         self.path = path
         self.reason = reason
+        self.advice = advice ?? "make it writable, or give --database a file in a writable folder"
+    }
+
+    /// A failure to open or create the catalog, saying why when SQLite's words do not (a file-size limit).
+    public init(path: String, error: any Error) {
+        if let cause = CatalogDatabase.writeFailureCause(error, path: path) {
+            self.init(path: path, reason: "\(cause) (\(error))",
+                      advice: "raise the limit (systemd: LimitFSIZE=), or start the node without it")
+        } else {
+            self.init(path: path, reason: "\(error)")
+        }
     }
 
     public var description: String {
-        "cannot use the catalog database \(path): \(reason); make it writable, or give --database a file in a "
-            + "writable folder (the catalog is a cache: a new file is filled again from the sources)"
+        "cannot use the catalog database \(path): \(reason); \(advice) "
+            + "(the catalog is a cache: a new file is filled again from the sources)"
     }
 }
 

@@ -28,7 +28,7 @@ extension CatalogDatabase {
             DELETE FROM loudness WHERE uri = ?1 AND (origin = 'tags' OR size IS NOT ?2 OR modified IS NOT ?3)
             """)
         for file in files {
-            let uri = URL(fileURLWithPath: file.path).absoluteString
+            let uri = LocalPath.fileURI(of: file.path)
             if let loudness = file.tags.loudness {
                 tagged.bind(1, uri)
                 tagged.bind(2, loudness.track)
@@ -53,6 +53,7 @@ extension CatalogDatabase {
 /// A local file the analyser has yet to measure.
 public struct UnmeasuredFile: Sendable, Equatable {
     public var uri: String
+    /// What the meter opens: the path, or for a name that is not UTF-8 the URI (see `LocalPath`).
     public var path: String
     /// Seconds, as the scan found; nil when unknown.
     public var duration: Double?
@@ -82,8 +83,9 @@ extension CatalogDatabase {
                 """, arguments: [limit])
             return rows.compactMap { row in
                 let uri: String = row[0]
-                guard let path = URL(string: uri)?.path, !path.isEmpty else { return nil }
-                return UnmeasuredFile(uri: uri, path: path, duration: row[1])
+                guard let path = LocalPath.path(fromFileURI: uri), !path.isEmpty else { return nil }
+                // The meter opens a path or a URI; a name that is not UTF-8 reaches it by its URI's bytes.
+                return UnmeasuredFile(uri: uri, path: LocalPath.isPlain(path) ? path : uri, duration: row[1])
             }
         }
     }
@@ -101,7 +103,7 @@ extension CatalogDatabase {
             for (uri, result) in measurements {
                 // Stamped as the scan stamps a file, so its comparison at the next scan is exact.
                 var info = stat()
-                let known = stat(URL(string: uri)?.path ?? "", &info) == 0
+                let known = LocalPath.withCString(LocalPath.path(fromFileURI: uri) ?? "") { stat($0, &info) } == 0
                 insert.bind(1, uri)
                 switch result {
                 case let .loudness(value, peak):

@@ -84,7 +84,18 @@ public final class CatalogDatabase: Sendable {
                 throw CatalogDatabaseError.integrityCheckFailed(result.prefix(5).joined(separator: "; "))
             }
         }
-        try CatalogSchema.migrator.migrate(pool)
+        let migrator = CatalogSchema.migrator
+        if try pool.read({ try !migrator.hasCompletedMigrations($0) }) {
+            // Each migration's pages are moved from the write-ahead log into the file as it commits, so the
+            // next one writes the log from its start: all of a new file's migrations together fill more log
+            // than the file they make (over 400 KB), which a file-size limit can refuse though the file itself
+            // would fit (each file counts alone). Emptied at the end, the log leaves its room to the first scan.
+            let interval = try pool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") } ?? 1000
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_autocheckpoint = 1") }
+            defer { try? pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_autocheckpoint = \(interval)") } }
+            try migrator.migrate(pool)
+            _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        }
         return pool
     }
 

@@ -40,8 +40,8 @@ struct LibraryTreeBuilder {
         var albums: [String: Album] = [:]
         for record in records where Self.coverRank(record) == nil {
             let (directory, fileName) = Self.split(record.path)
-            let fileTitle = Self.dropExtension(fileName)
-            let albumTitle = record.tags.album ?? Self.split(directory).name
+            let fileTitle = LocalPath.displayName(Self.dropExtension(fileName))
+            let albumTitle = record.tags.album ?? LocalPath.displayName(Self.split(directory).name)
             let albumKey = directory + "\n" + albumTitle
             let title = record.tags.title ?? fileTitle
             let track = Track(
@@ -89,7 +89,7 @@ struct LibraryTreeBuilder {
                 var item = ContentItem(
                     identifier: track.identifier, title: track.title, subtitle: track.artist,
                     artworkKey: track.record.artworkKey ?? album.artworkKey, isPlayable: true,
-                    uri: URL(fileURLWithPath: track.record.path).absoluteString, artist: track.artist,
+                    uri: LocalPath.fileURI(of: track.record.path), artist: track.artist,
                     albumTitle: album.title, duration: tags.duration, trackNumber: tags.trackNumber,
                     // The tag's count describes the release; the folder may hold only some of its tracks.
                     trackCount: tags.trackCount ?? album.tracks.count, discNumber: tags.discNumber,

@@ -22,11 +22,13 @@ extension LocalFolderProvider {
         for root in roots {
             var pending = [root.path]
             while let directory = pending.popLast() {
-                guard let stream = opendir(directory) else { continue }
+                guard let stream = LocalPath.withCString(directory, { opendir($0) }) else { continue }
                 defer { closedir(stream) }
                 while let entry = readdir(stream) {
+                    // The name's bytes as they are: a name that is not UTF-8 is kept, not repaired into
+                    // one no file has (see LocalPath).
                     let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                        String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+                        LocalPath.string(fromBytes: raw.prefix { $0 != 0 })
                     }
                     guard !name.hasPrefix(".") else { continue }
                     let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
@@ -42,7 +44,7 @@ extension LocalFolderProvider {
                         continue
                     }
                     var info = stat()
-                    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+                    guard LocalPath.withCString(path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
                     found.append(Candidate(
                         path: path, size: Int64(info.st_size), modified: Self.modificationTime(info), isAudio: isAudio))
                 }
@@ -65,6 +67,6 @@ extension LocalFolderProvider {
 
     private static func isDirectory(_ path: String) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+        return LocalPath.withCString(path) { lstat($0, &info) } == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 }

@@ -114,7 +114,7 @@ public struct LocalFolderProvider: CatalogProvider {
             let read = TagLibReader.readWithArtwork(path: path)
             var tags = read?.tags ?? fallback?.read(path: path) ?? AudioTags()
             if tags.title == nil {
-                tags.title = LibraryTreeBuilder.dropExtension(LibraryTreeBuilder.split(path).name)
+                tags.title = LocalPath.displayName(LibraryTreeBuilder.dropExtension(LibraryTreeBuilder.split(path).name))
             }
             let artwork = read?.artwork
             // Checked once here, when the file is read: an unchanged file is not read again, so its problem is
@@ -130,7 +130,7 @@ public struct LocalFolderProvider: CatalogProvider {
             return FileRead(record: record, artwork: artwork, problem: problem)
         }
         // A cover file that is not a JPEG or PNG is no cover: the tree must not name a picture it cannot show.
-        guard let data = FileManager.default.contents(atPath: path), let blob = ArtworkBlob.publishable(data) else { return nil }
+        guard let data = LocalPath.contents(of: path), let blob = ArtworkBlob.publishable(data) else { return nil }
         let record = LocalFileRecord(
             path: path, size: candidate.size, modified: candidate.modified, artworkKey: blob.key)
         return FileRead(record: record, artwork: blob)

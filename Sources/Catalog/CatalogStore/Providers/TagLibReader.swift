@@ -23,7 +23,7 @@ public enum TagLibReader {
     /// A picture that is not JPEG or PNG is left out: those are the only kinds the node publishes.
     public static func readWithArtwork(path: String) -> (tags: AudioTags, artwork: ArtworkBlob?)? {
         var raw = MNTagLibTags()
-        guard mn_taglib_read(path, &raw) != 0 else { return nil }
+        guard LocalPath.withCString(path, { mn_taglib_read($0, &raw) }) != 0 else { return nil }
         defer { mn_taglib_tags_free(&raw) }
         let tags = AudioTags(
             title: string(raw.title), artist: string(raw.artist), album: string(raw.album),

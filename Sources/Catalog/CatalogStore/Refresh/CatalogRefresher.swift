@@ -47,7 +47,9 @@ public struct CatalogRefresher: Sendable {
                 return diff.isEmpty ? .unchanged : .updated(diff)
             }
         } catch {
-            let message = String(describing: error)
+            // SQLite says "disk I/O error" for a file-size limit; the operator needs the limit.
+            let message = database.writeFailureCause(error).map { "the catalog cannot be stored: \($0) (\(error))" }
+                ?? String(describing: error)
             logger.warning(
                 "catalog refresh failed; keeping the previous content",
                 metadata: ["source": "\(source.identifier)", "location": "\(source.location)", "error": "\(message)"])
