@@ -47,8 +47,12 @@ extension RealEngineCommandTests {
                 try await expectSuccess(client, prefix, "play", "", id: "play-\(round)")
             }
             #expect(await isPlaying(client, prefix), "the music stopped on a full disk")
+            // One line for the whole episode per file: the items' positions in the catalog, and the play state in
+            // the node state file (whose small commits may still fit in the space its file already has).
             let failures = node.log.split(separator: "\n").filter { $0.contains("could not save") }
-            #expect(failures.count == 1, "one line for the whole episode; log: \(node.log)")
+            let positionFailures = failures.filter { $0.contains("could not save the position") }
+            #expect(positionFailures.count == 1 && failures.count - positionFailures.count <= 1,
+                    "one line for the whole episode per file; log: \(node.log)")
             await #expect(try latestSave(database) < filledAt, "a save got through on a full disk: the test proved nothing")
 
             try FileManager.default.removeItem(at: filler)
@@ -60,8 +64,10 @@ extension RealEngineCommandTests {
             #expect(await node.waitForLog("saving positions again"), "log: \(node.log)")
             node.signal(SIGTERM)
             #expect(await node.waitForExit() == 0, "log: \(node.log)")
-            let check = try await ToolRun.capture("sqlite3", ["-cmd", ".timeout 5000", database, "pragma integrity_check"])
-            #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check.output)")
+            for file in [database, database + ".state"] {
+                let check = try await ToolRun.capture("sqlite3", ["-cmd", ".timeout 5000", file, "pragma integrity_check"])
+                #expect(check.output.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(file): \(check.output)")
+            }
             await client.client.disconnect()
         }
 

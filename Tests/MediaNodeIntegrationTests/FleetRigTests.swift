@@ -36,6 +36,11 @@ struct FleetRigTests {
         let p50 = try #require(report["replyMs"]?["p50"]?.numberValue)
         let maximum = try #require(report["replyMs"]?["max"]?.numberValue)
         #expect(p50 > 0 && maximum >= p50 && maximum < 5000, "\(report.jsonString)")
+        // The generator's own lag is reported beside the latency, and decides whether those figures are valid
+        // (not asserted valid here: the machine running the suite may be busy).
+        let lag = try #require(report["generatorLagMs"]?["p99"]?.numberValue, "\(report.jsonString)")
+        #expect(lag >= 0 && report["valid"] == .bool(lag <= 10), "\(report.jsonString)")
+        #expect(output.contains("lag ms"), "\(output)")
         #expect((report["rssMiB"]?.numberValue ?? 0) > 0 && (report["cpuSeconds"]?.numberValue ?? 0) > 0)
         #expect(output.contains("PASS"), "\(output)")
 

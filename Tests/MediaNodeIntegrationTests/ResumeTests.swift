@@ -285,8 +285,9 @@ extension RealEngineCommandTests {
             let first = try await car.start()
             try await car.play(track: 0)
             await car.stop(first, with: SIGTERM)
-            let database = car.directory.appendingPathComponent("catalog.sqlite").path
-            let damage = try await ToolRun.capture("sqlite3", [database, "UPDATE play_state SET elapsed = 'half way', context = x'ff00'"])
+            // The play state is kept in the node state file beside the catalog.
+            let stateFile = car.directory.appendingPathComponent("catalog.sqlite.state").path
+            let damage = try await ToolRun.capture("sqlite3", [stateFile, "UPDATE play_state SET elapsed = 'half way', context = x'ff00'"])
             #expect(damage.status == 0, "\(damage.output)")
 
             let second = try await car.start()

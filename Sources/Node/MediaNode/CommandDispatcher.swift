@@ -92,11 +92,12 @@ struct CommandDispatcher: CommandAnswering {
         send(CommandReply(id: id, command: name, result: .failed(message)), to: entry.message)
     }
 
-    /// Returns once the now-playing service has marked the retained state of the controller's newest
-    /// snapshot: called when a command's work is done, so that state includes what the command changed.
-    /// Normally at once or within a millisecond; a follower held up does not hold the reply over a second.
+    /// Returns once the retained state of the controller's newest snapshot is marked: called when a command's
+    /// work is done, so that state includes what the command changed. The lane marks it itself (see
+    /// `NewestSnapshotShowing`); until the now-playing service runs, it waits for it, at most a second.
     func waitUntilStateShown() async {
         guard let latest = playback?.latestSnapshot?.number else { return }
+        if await shownSnapshots.showNewest(), shownSnapshots.number >= latest { return }
         if await !shownSnapshots.wait(for: latest, atMost: .seconds(1)) {
             logger.debug("now playing did not show the state of snapshot \(latest) within a second; the reply goes out")
         }

@@ -31,6 +31,8 @@ extension Node {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: TransportService(session: session, retained: retained), serviceName: "Transport"),
         ]
+        // Stops after every service that hands it saves, and writes what they left.
+        if let saves { services.append(.init(service: saves, serviceName: "Saves")) }
         // Right after the transport, so it stops just before it: its figures go out while connected.
         if let metricsService { services.append(.init(service: metricsService, serviceName: "Metrics")) }
         // Before now playing, which tells it what plays, so it stops after it; with no audio it still keeps

@@ -76,6 +76,8 @@ public final class Node: Sendable {
     let queueItems: QueueItemMaker
     /// The play state across restarts, when the node plays and has a catalog file to keep it in.
     let resumeStore: ResumeStore?
+    /// Writes the play state, the volume and items' positions coalesced, when the node has a state file.
+    let saves: SaveBatcher?
     /// `P/metrics` and the Prometheus text, when the node publishes them.
     let metricsService: MetricsService?
     /// Counts replies by status and their latency (no-ops without metrics).
@@ -99,10 +101,13 @@ public final class Node: Sendable {
     ///   - metrics: the node's metrics backend, when its MQTT client counts into it too; a node whose
     ///     configuration asks for metrics makes its own otherwise.
     ///   - clipPlayer: plays announcements into the engine's output; without it `announce` is unavailable.
+    ///   - stateStorage: where the play state and the volume are written, coalesced with the items' positions
+    ///     (see `SaveBatcher`); it then takes the place of `volumeMemory` and `playStateMemory`.
     public init(configuration: NodeConfiguration, transport: any MessageTransport, engine: (any AudioEngine)? = nil,
                 catalog: (any ContentCatalog)? = nil, artworkStore: (any ArtworkStore)? = nil,
                 retainedMemory: (any RetainedTopicMemory)? = nil, volumeMemory: (any VolumeMemory)? = nil,
-                playStateMemory: (any PlayStateMemory)? = nil, commandCenter: RemoteCommandCenter? = nil,
+                playStateMemory: (any PlayStateMemory)? = nil, stateStorage: (any NodeStateStorage)? = nil,
+                commandCenter: RemoteCommandCenter? = nil,
                 downloads: DownloadManager? = nil, listeningHistory: (any ListeningHistoryStore)? = nil,
                 metrics: NodeMetricsBackend? = nil, clipPlayer: (any ClipPlayer)? = nil,
                 logger: Logger = Logger(label: "medianode")) {
@@ -112,7 +117,20 @@ public final class Node: Sendable {
         let commandsReady = Latch()
         self.commandsReady = commandsReady
         self.downloads = downloads
-        let queueItems = QueueItemMaker(catalog: catalog, downloads: downloads)
+        // Whether saving positions fails now (a full or read-only disk), so it is logged once, not each time.
+        let progressSaveFailures = FailureEpisode()
+        let saves = stateStorage.map {
+            SaveBatcher(storage: $0, positions: catalog as? any PositionStorage, failures: progressSaveFailures, logger: logger)
+        }
+        self.saves = saves
+        let volumeSaves: (any VolumeMemory)? = saves ?? volumeMemory
+        let playStateSaves: (any PlayStateMemory)? = saves ?? playStateMemory
+        // With saves batched, positions the catalog does not hold yet are shown and played from memory.
+        let unsaved = saves?.keepsPositions == true ? UnsavedPositions() : nil
+        let readCatalog: (any ContentCatalog)? = catalog.map { base in
+            unsaved.map { ProgressOverlayCatalog(base: base, unsaved: $0) } ?? base
+        }
+        let queueItems = QueueItemMaker(catalog: readCatalog, downloads: downloads)
         self.queueItems = queueItems
         self.transport = transport
         self.engine = engine
@@ -166,17 +184,16 @@ public final class Node: Sendable {
         self.level = level
         self.playback = engine.map { PlaybackController(engine: $0, level: level) }
         let content = NodeContent.make(
-            catalog: catalog, configuration: configuration,
+            catalog: readCatalog, configuration: configuration,
             publish: ContentTreeService.treePublisher(retained: retained, topics: configuration.topics, treeArtwork: treeArtwork))
         self.content = content
         self.volume = level.map {
-            ListenerVolume(level: $0, topic: volumeTopic, memory: volumeMemory, step: configuration.capabilities.volumeStep, logger: logger)
+            ListenerVolume(level: $0, topic: volumeTopic, memory: volumeSaves, step: configuration.capabilities.volumeStep, logger: logger)
         }
-        // Whether saving positions fails now (a full or read-only disk), so it is logged once, not each time.
-        let progressSaveFailures = FailureEpisode()
         if let content, let catalog {
             self.progress = PlaybackProgress(
-                content: content, catalog: catalog, playback: playback, saveFailures: progressSaveFailures, logger: logger)
+                content: content, catalog: catalog, playback: playback, saveFailures: progressSaveFailures,
+                saves: saves.flatMap { saves in unsaved.map { (saves, $0) } }, logger: logger)
         } else {
             self.progress = nil
         }
@@ -196,11 +213,12 @@ public final class Node: Sendable {
         } else {
             self.downloadService = nil
         }
-        if let playback, let playStateMemory {
+        if let playback, let playStateMemory = playStateSaves {
             self.resumeStore = ResumeStore(
                 memory: playStateMemory, playback: playback, items: queueItems,
                 mode: configuration.resume, ready: commandsReady,
-                saveFailures: progressSaveFailures, logger: logger)
+                // Through the batcher its saves only queue: the batcher tells of the writes that fail.
+                saveFailures: saves == nil ? progressSaveFailures : FailureEpisode(), logger: logger)
         } else {
             self.resumeStore = nil
         }
@@ -234,14 +252,15 @@ public final class Node: Sendable {
             downloads: content == nil ? nil : downloadService, announcer: announcer))
     }
 
-    /// A node on the SQLite catalog cache, which is also where its pictures and retained topics are kept.
+    /// A node on the SQLite catalog cache, which is also where its pictures and retained topics are kept; its
+    /// play state and volume are in `stateFile` when given (see `NodeStateFile`), else in the catalog.
     public convenience init(configuration: NodeConfiguration, transport: any MessageTransport,
-                            engine: (any AudioEngine)? = nil, catalog: CatalogDatabase,
+                            engine: (any AudioEngine)? = nil, catalog: CatalogDatabase, stateFile: NodeStateFile? = nil,
                             commandCenter: RemoteCommandCenter? = nil, metrics: NodeMetricsBackend? = nil,
                             clipPlayer: (any ClipPlayer)? = nil, logger: Logger = Logger(label: "medianode")) {
         self.init(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
                   artworkStore: catalog, retainedMemory: catalog, volumeMemory: catalog, playStateMemory: catalog,
-                  commandCenter: commandCenter,
+                  stateStorage: stateFile, commandCenter: commandCenter,
                   downloads: DownloadManager(
                     directory: configuration.downloads.directory(besideDatabase: catalog.path), store: catalog,
                     logger: logger),

@@ -6,7 +6,8 @@ import ServiceLifecycle
 ///
 /// The observers in `showing` mark the retained state a snapshot shows (the queue, now playing, the
 /// commands' parameters); `shown` moves on once they have, and a command's reply waits for that, so it
-/// never overtakes the state it changed. The observers in `following` are told after, on the same task.
+/// never overtakes the state it changed. A command's lane may mark it itself first (see
+/// `NewestSnapshotShowing`). The observers in `following` are told after, on this service's task.
 struct PlaybackObserverService: Service {
     /// Opens once the initial state is marked, which what the observers publish would otherwise overwrite.
     let ready: Latch
@@ -23,17 +24,21 @@ struct PlaybackObserverService: Service {
             await ready.wait()
             let everyone = showing + following
             await withDiscardingTaskGroup { group in
+                let newest = NewestSnapshotShowing(playback: playback, showing: showing, shown: shown)
+                shown.install { await newest.showNewest() }
                 group.addTask {
-                    var shownItem: String?
+                    var followed: UInt64 = 0
+                    var followedItem: String?
                     // The stream only wakes this loop: what it shows is the newest snapshot, which may be newer
-                    // than the one that woke it (that one then wakes it for nothing).
+                    // than the one that woke it (that one then wakes it for nothing), and which a command's reply
+                    // may have shown already.
                     for await _ in playback.snapshots {
-                        guard let (number, snapshot) = playback.latestSnapshot, number > shown.number else { continue }
+                        await newest.showNewest()
+                        guard let (number, snapshot) = playback.latestSnapshot, number > followed else { continue }
+                        followed = number
                         let item = snapshot.item?.identifier
-                        for observer in showing { await observer.playbackChanged(snapshot, itemChanged: item != shownItem) }
-                        shown.advance(to: number)
-                        for observer in following { await observer.playbackChanged(snapshot, itemChanged: item != shownItem) }
-                        shownItem = item
+                        for observer in following { await observer.playbackChanged(snapshot, itemChanged: item != followedItem) }
+                        followedItem = item
                     }
                 }
                 group.addTask {

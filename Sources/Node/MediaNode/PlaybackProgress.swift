@@ -12,15 +12,21 @@ final class PlaybackProgress: PlaybackObserver {
     private let playback: PlaybackController?
     /// Shared with the resume store's saves: a full disk fails both, and is one episode in the log.
     private let saveFailures: FailureEpisode
+    /// When the node has a state file for the place of what plays: the save batcher, which writes an item's
+    /// position to the catalog when it stops, and the positions the catalog does not hold yet, which the
+    /// lists show meanwhile. Steady playback then writes nothing to the catalog.
+    private let saves: (batcher: SaveBatcher, unsaved: UnsavedPositions)?
     private let logger: Logger
 
     init(content: NodeContent, catalog: any ContentCatalog, playback: PlaybackController?, saveFailures: FailureEpisode,
-         logger: Logger) {
+         saves: (batcher: SaveBatcher, unsaved: UnsavedPositions)? = nil, logger: Logger) {
         self.content = content
         self.catalog = catalog
         self.playback = playback
         self.saveFailures = saveFailures
+        self.saves = saves
         self.logger = logger
+        if let saves { saves.batcher.whenPositionsWritten { [unsaved = saves.unsaved] in unsaved.written($0) } }
     }
 
     // MARK: - PlaybackObserver
@@ -62,6 +68,7 @@ final class PlaybackProgress: PlaybackObserver {
     /// At shutdown, once the content tree service has stopped: the lists showing the position just saved
     /// are republished now, before `offline`, not after a coalescing window the node no longer waits for.
     func publishPendingTree() async {
+        await saves?.batcher.flush()
         let (diff, progress) = content.takePending()
         guard !diff.isEmpty || !progress.isEmpty else { return }
         do {
@@ -73,6 +80,16 @@ final class PlaybackProgress: PlaybackObserver {
 
     private func save(_ identifier: String, elapsed: Double, duration: Double?, whilePlaying: Bool = false) async {
         let position = PlaybackPosition(elapsed: elapsed, duration: duration, updatedAt: Date().timeIntervalSince1970)
+        if let saves {
+            // While it plays, the resume store's play state (in the state file, every interval) is the place a
+            // kill leaves, carried over to the catalog at the next start; the lists move from memory, and the
+            // catalog takes the position when the item stops.
+            if whilePlaying, !(await content.movedVisibly(identifier, to: position)) { return }
+            saves.unsaved.set(position, for: identifier)
+            if !whilePlaying { saves.batcher.savePosition(position, for: identifier) }
+            content.markProgress(identifier)
+            return
+        }
         do {
             try await catalog.savePlaybackPosition(position, for: identifier)
             if saveFailures.succeeded() {

@@ -12,6 +12,20 @@ final class ShownSnapshots: Sendable {
     }
 
     private let state = Mutex(State())
+    /// How to mark the newest snapshot's state, once the now-playing service runs (see `showNewest`).
+    private let shower = Mutex<(@Sendable () async -> Void)?>(nil)
+
+    /// The now-playing service hands over how it marks the newest snapshot's state: from then on a command's
+    /// lane marks it itself before its reply, with no hop to that service and back.
+    func install(_ show: @escaping @Sendable () async -> Void) { shower.withLock { $0 = show } }
+
+    /// Marks the newest snapshot's state now, on the caller's task, unless that is done already; false while
+    /// the now-playing service has not handed over how (then `wait` for it).
+    func showNewest() async -> Bool {
+        guard let show = shower.withLock({ $0 }) else { return false }
+        await show()
+        return true
+    }
 
     /// The number of the newest snapshot whose state is marked.
     var number: UInt64 { state.withLock { $0.shown } }

@@ -9,7 +9,7 @@ struct Bench: AsyncParsableCommand {
             AnnounceBench.self, CommandRoundTrip.self, CommandEffect.self, ContentBench.self, CatalogImportBench.self,
             CatalogScanBench.self, ChapterScanBench.self, DownloadBench.self, JSONBench.self, LoudnessBench.self, HTTPFetchBench.self,
             MemoryBench.self, MemoryFloor.self, MPRISBench.self, SoundServerBench.self,
-            NowPlayingBench.self, ResumeBench.self, StartFloor.self, SearchBench.self, TreeTrafficBench.self,
+            NowPlayingBench.self, ResumeBench.self, StartFloor.self, SearchBench.self, TreeTrafficBench.self, WriteBench.self,
         ]
     )
 }

@@ -66,8 +66,10 @@ struct CommandEffect: AsyncParsableCommand {
         let catalog = try CatalogDatabase(path: configuration.databasePath)
         _ = await CatalogRefresher(database: catalog).refresh(LocalFolderProvider(roots: [library]))
         let engine = try GStreamerEngine(sink: configuration.audioSink)
+        // Its play state and volume in the state file beside the catalog, as the daemon keeps them.
+        let stateFile = try await NodeStateFile.beside(catalog)
         let node = Node(configuration: configuration, transport: try MQTTClient(configuration: configuration.mqttConfiguration),
-                        engine: engine, catalog: catalog)
+                        engine: engine, catalog: catalog, stateFile: stateFile)
         let nodeTask = Task { await node.run() }
         let commander = try Commander(url: url, topics: configuration.topics)
         try await queue(item, library: library, with: commander)

@@ -21,8 +21,34 @@ struct WatchedNode {
 
 /// A command sent and not answered yet: who waits for the reply, and until when.
 struct Waiter {
-    var continuation: CheckedContinuation<JSONValue?, Never>
+    var continuation: CheckedContinuation<Answer?, Never>
     var deadline: ContinuousClock.Instant
+}
+
+/// A reply, and how long it took from the moment its command left the driver to the moment the reply
+/// reached the driver's network thread: the node's time and the broker's, not the driver's own queue.
+struct Answer: Sendable {
+    var reply: JSONValue
+    var milliseconds: Double
+}
+
+/// The command carries its send time in its `id` (`<id>@<monotonic ns>`), which the reply echoes: the
+/// latency is taken where the reply arrives, from the stamp of the very copy it answers (a copy sent again
+/// has a stamp of its own), as load generators such as emqtt-bench stamp their payloads.
+enum SendStamp {
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    static func stamped(_ id: String, at nanoseconds: UInt64) -> String { "\(id)@\(nanoseconds)" }
+
+    /// The id as sent without its stamp, and the stamp.
+    static func split(_ stamped: String) -> (id: String, sentAt: UInt64?) {
+        guard let at = stamped.lastIndex(of: "@") else { return (stamped, nil) }
+        return (String(stamped[..<at]), UInt64(stamped[stamped.index(after: at)...]))
+    }
 }
 
 /// Every node's view, shared with the clients' network threads.
@@ -95,8 +121,8 @@ final class Driver: Sendable {
     /// (a cancelled sleep stays there until its deadline): one look every quarter second costs less, and
     /// a timeout of seconds does not need finer.
     private static func endOverdueWaits(in watched: Watched, now: ContinuousClock.Instant) {
-        let overdue = watched.state.withLock { state -> [CheckedContinuation<JSONValue?, Never>] in
-            var overdue: [CheckedContinuation<JSONValue?, Never>] = []
+        let overdue = watched.state.withLock { state -> [CheckedContinuation<Answer?, Never>] in
+            var overdue: [CheckedContinuation<Answer?, Never>] = []
             for node in Array(state.keys) where state[node]?.waiting.isEmpty == false {
                 for (id, waiter) in state[node]!.waiting where waiter.deadline <= now {
                     state[node]!.waiting.removeValue(forKey: id)
@@ -157,14 +183,17 @@ final class Driver: Sendable {
             }
             if !isOwn { watched.others.withLock { if isNewer(than: $0[node]) { $0[node] = value } } }
         case "result":
-            guard let reply = try? JSONValue(parsing: message.payload), let id = reply["id"]?.stringValue else { return }
+            let arrived = SendStamp.now()
+            guard let reply = try? JSONValue(parsing: message.payload), let stamped = reply["id"]?.stringValue else { return }
+            let (id, sentAt) = SendStamp.split(stamped)
+            let milliseconds = sentAt.map { Double(arrived &- $0) / 1e6 } ?? .nan
             let waiter = watched.state.withLock { state in
                 // A node that answers is online, even if its `online` reached the driver only as a retained
                 // copy (a cluster member may deliver it so after the driver's subscription moved).
                 state[node]?.saidOnline = true
                 return state[node]?.waiting.removeValue(forKey: id)
             }
-            waiter?.continuation.resume(returning: reply)
+            waiter?.continuation.resume(returning: Answer(reply: reply, milliseconds: milliseconds))
         default:
             break
         }
@@ -197,14 +226,15 @@ final class Driver: Sendable {
     }
 
     /// Sends `command` to `node` and returns its reply, or nil when none came within `timeout`.
-    func send(_ command: String, _ payload: JSONValue, to node: String, id: String, timeout: Duration) async -> JSONValue? {
+    func send(_ command: String, _ payload: JSONValue, to node: String, id: String, timeout: Duration) async -> Answer? {
         var body = payload.objectValue ?? [:]
-        body["id"] = .string(id)
-        let bytes = JSONValue.object(body).jsonBytes
         let client = clients[(indexByID[node] ?? 0) % clients.count]
         let deadline = ContinuousClock.now + timeout
         return await withCheckedContinuation { continuation in
             watched.state.withLock { $0[node]?.waiting[id] = Waiter(continuation: continuation, deadline: deadline) }
+            // Stamped last, right before it leaves.
+            body["id"] = .string(SendStamp.stamped(id, at: SendStamp.now()))
+            let bytes = JSONValue.object(body).jsonBytes
             do {
                 try client.publish(topic: "\(prefix)/\(node)/cmd/\(command)", payload: bytes, qos: 1)
             } catch {

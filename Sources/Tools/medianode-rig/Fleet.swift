@@ -19,16 +19,18 @@ final class Fleet: Sendable {
 
     /// Starts one node per id. Node `i` prefers broker `i mod count` and fails over to the others in turn.
     ///
-    /// Every MQTT connection is started first, each on its own thread, and the catalogs open once they
-    /// are up (or the wait runs out), so a node says it is online as soon as it runs. `progress` hears
-    /// how far each phase got.
-    static func start(nodeIDs: [String], prefix: String, brokers: [BrokerURL], protocolVersion: MQTTProtocolVersion,
+    /// Every MQTT connection is started first, on `eventLoop`'s threads or else each on its own, and the
+    /// catalogs open once they are up (or the wait runs out), so a node says it is online as soon as it
+    /// runs. `progress` hears how far each phase got.
+    static func start(eventLoop: MQTTEventLoop?, nodeIDs: [String], prefix: String, brokers: [BrokerURL], protocolVersion: MQTTProtocolVersion,
                       template: String, directory: URL, lengths: [String: Double], metricsInterval: Duration? = nil,
                       progress: (_ phase: String, _ done: Int) -> Void) async throws -> Fleet {
         var connections: [(NodeConfiguration, MQTTClient, Logger, NodeMetricsBackend?)] = []
         for (index, id) in nodeIDs.enumerated() {
             let path = directory.appendingPathComponent("\(id).sqlite").path
             try FileManager.default.copyItem(atPath: template, toPath: path)
+            try FileManager.default.copyItem(
+                atPath: NodeStateFile.path(besideCatalog: template), toPath: NodeStateFile.path(besideCatalog: path))
             let first = index % brokers.count
             let order = Array(brokers[first...] + brokers[..<first])
             var configuration = NodeConfiguration(
@@ -42,7 +44,7 @@ final class Fleet: Sendable {
             // node ids, and the broker would let each node's connection take over the other's.
             var mqtt = configuration.mqttConfiguration(metrics: metrics)
             mqtt.clientID = "medianode-\(Self.clientIDSafe(prefix))-\(id)"
-            let transport = try MQTTClient(configuration: mqtt, logger: logger)
+            let transport = try MQTTClient(configuration: mqtt, logger: logger, eventLoop: eventLoop)
             transport.start()
             connections.append((configuration, transport, logger, metrics))
             progress("connecting", connections.count)
@@ -59,9 +61,10 @@ final class Fleet: Sendable {
         for (configuration, transport, logger, metrics) in connections {
             // Written a moment ago by this process: the full check would only slow a large rig's start.
             let catalog = try CatalogDatabase(path: configuration.databasePath, integrityCheck: .skipped, logger: logger)
+            let stateFile = try await NodeStateFile.beside(catalog, logger: logger)
             let node = Node(configuration: configuration, transport: transport,
-                            engine: SimulatedAudioEngine(lengths: lengths), catalog: catalog, metrics: metrics,
-                            logger: logger)
+                            engine: SimulatedAudioEngine(lengths: lengths), catalog: catalog, stateFile: stateFile,
+                            metrics: metrics, logger: logger)
             members.append(Member(node: node, run: Task { await node.run() }, catalog: catalog))
             progress("opening catalogs", members.count)
         }

@@ -38,6 +38,8 @@ struct Load: Sendable {
         var generator = SystemRandomNumberGenerator()
         while next < end {
             try? await Task.sleep(until: next, clock: clock)
+            // How late this command leaves against its schedule: the generator's own lag.
+            stats.lagged(milliseconds: (clock.now - next).seconds * 1000)
             next += interval
             guard let view = driver.snapshot(of: node) else { return }
             let step = plan(view, using: &generator)
@@ -45,22 +47,23 @@ struct Load: Sendable {
             stats.sent()
             let sentAt = clock.now
             let id = "\(node)-\(sequence)"
-            var reply: JSONValue?
+            var answer: Answer?
             var attempts = 0
-            while reply == nil, attempts < Self.attempts {
+            while answer == nil, attempts < Self.attempts {
                 if attempts > 0 {
                     // A command published while its node moves between brokers is lost (topics.md, "Several
                     // brokers"): as a client that needs the answer does, the driver sends it again.
                     stats.resent("\(node): no reply to \(step.describe) within 5 s; sent again")
                 }
                 attempts += 1
-                reply = await driver.send(step.command, step.payload, to: node, id: id, timeout: Self.replyTimeout)
+                answer = await driver.send(step.command, step.payload, to: node, id: id, timeout: Self.replyTimeout)
             }
-            guard let reply else {
+            guard let answer else {
                 stats.lost("\(node): no reply to \(step.describe) within 5 s, \(attempts) times")
                 continue
             }
-            stats.answered(milliseconds: (clock.now - sentAt).seconds * 1000)
+            let reply = answer.reply
+            stats.answered(milliseconds: answer.milliseconds)
             // A copy sent again may find the first one done (a second pause is refused): then only the
             // retained state can tell whether the command took effect.
             guard reply["status"]?.stringValue == "success" || attempts > 1 else {

@@ -12,6 +12,8 @@ final class Stats: Sendable {
         var resent = 0
         var wrongState = 0
         var replyMilliseconds: [Double] = []
+        /// How late each command left against its schedule (the generator's own loop lag).
+        var lagMilliseconds: [Double] = []
         /// The first few problems, to say what went wrong and not only how often: commands lost and wrong
         /// states first, then commands sent again (expected while a node moves between brokers).
         var problems: [String] { failures + resends.prefix(max(0, Stats.keptProblems - failures.count)) }
@@ -26,9 +28,10 @@ final class Stats: Sendable {
     func answered(milliseconds: Double) {
         state.withLock {
             $0.answered += 1
-            $0.replyMilliseconds.append(milliseconds)
+            if !milliseconds.isNaN { $0.replyMilliseconds.append(milliseconds) }
         }
     }
+    func lagged(milliseconds: Double) { state.withLock { $0.lagMilliseconds.append(milliseconds) } }
     func lost(_ problem: String) { state.withLock { $0.lost += 1; Self.keep(problem, in: &$0.failures) } }
     func resent(_ problem: String) { state.withLock { $0.resent += 1; Self.keep(problem, in: &$0.resends) } }
     func wrong(_ problem: String) { state.withLock { $0.wrongState += 1; Self.keep(problem, in: &$0.failures) } }
@@ -114,13 +117,22 @@ struct RigReport {
 
     var passed: Bool { stats.lost == 0 && stats.wrongState == 0 }
 
+    /// The generator's lag p99 above which its latency figures say more about the rig than about the nodes.
+    static let validLagMilliseconds = 10.0
+    /// Whether the latency figures measure the nodes and the broker: the generator kept its schedule.
+    var isValid: Bool { Self.percentile(0.99, of: stats.lagMilliseconds) <= Self.validLagMilliseconds }
+
     /// Nearest-rank percentile of the reply times, in milliseconds.
-    func percentile(_ fraction: Double) -> Double {
-        let sorted = stats.replyMilliseconds.sorted()
+    func percentile(_ fraction: Double) -> Double { Self.percentile(fraction, of: stats.replyMilliseconds) }
+
+    static func percentile(_ fraction: Double, of values: [Double]) -> Double {
+        let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }
         let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
         return sorted[min(sorted.count - 1, max(0, rank))]
     }
+
+    func lag(_ fraction: Double) -> Double { Self.percentile(fraction, of: stats.lagMilliseconds) }
 
     static func rounded(_ value: Double, _ places: Double = 1000) -> Double { (value * places).rounded() / places }
 
@@ -134,6 +146,11 @@ struct RigReport {
                 "p99": .number(Self.rounded(percentile(0.99))),
                 "max": .number(Self.rounded(stats.replyMilliseconds.max() ?? 0)),
             ]),
+            "generatorLagMs": .object([
+                "p50": .number(Self.rounded(lag(0.5))), "p99": .number(Self.rounded(lag(0.99))),
+                "max": .number(Self.rounded(stats.lagMilliseconds.max() ?? 0)),
+            ]),
+            "valid": .bool(isValid),
             "startSeconds": .number(Self.rounded(startSeconds)),
             "rssMiB": .number(Self.rounded(usage.residentMiB, 10)),
             "rssMiBPerNode": .number(Self.rounded(usage.residentMiB / Double(nodes), 100)),
@@ -152,6 +169,8 @@ struct RigReport {
             "  sent        \(stats.sent), answered \(stats.answered), lost \(stats.lost) (sent again after 5 s: \(stats.resent)), wrong state \(stats.wrongState)",
             String(format: "  reply ms    p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", percentile(0.5), percentile(0.9),
                    percentile(0.99), stats.replyMilliseconds.max() ?? 0),
+            String(format: "  lag ms      p50 %.1f  p99 %.1f  max %.1f (how late commands left against their schedule)",
+                   lag(0.5), lag(0.99), stats.lagMilliseconds.max() ?? 0),
             String(format: "  process     %.1f MiB resident (%.2f MiB per node, peak %.1f MiB), %.2f s CPU, %d threads",
                    usage.residentMiB, usage.residentMiB / Double(nodes), usage.peakResidentMiB, usage.cpuSeconds,
                    usage.threads),
@@ -164,6 +183,10 @@ struct RigReport {
             lines.append("  fleet       commands: \(counts)")
         }
         for problem in stats.problems { lines.append("  problem: \(problem)") }
+        if !isValid {
+            lines.append(String(format: "  INVALID latency figures: the generator's lag p99 %.1f ms is over %.0f ms (the rig, not the nodes, set them)",
+                                lag(0.99), Self.validLagMilliseconds))
+        }
         lines.append(passed ? "PASS" : "FAIL")
         return lines.joined(separator: "\n")
     }

@@ -113,6 +113,7 @@ struct Run: AsyncParsableCommand {
         // place (S19), so nothing is published earlier than before: the start just no longer waits for it.
         transport.start()
         let catalog: CatalogDatabase
+        let stateFile: NodeStateFile
         let node: Node
         do {
             // GStreamer's start (registry, plugins) and opening the catalog need nothing from each other.
@@ -120,10 +121,11 @@ struct Run: AsyncParsableCommand {
             catalog = try openCatalog(at: configuration.databasePath, logger: logger)
             // GStreamer usually takes longer: meanwhile the first tree reads get a ready browse connection.
             catalog.prepareBrowsing()
+            stateFile = try await openStateFile(beside: catalog)
             let engine = try await startingEngine.value.get()
             node = Node(configuration: configuration, transport: transport, engine: engine, catalog: catalog,
-                        metrics: metrics, clipPlayer: GStreamerClipPlayer(sharingOutputOf: engine, role: announcementRole),
-                        logger: logger)
+                        stateFile: stateFile, metrics: metrics,
+                        clipPlayer: GStreamerClipPlayer(sharingOutputOf: engine, role: announcementRole), logger: logger)
         } catch {
             // A clean disconnect makes the broker drop the last will: a node that never ran says nothing.
             await transport.shutdown()
@@ -337,6 +339,15 @@ struct Run: AsyncParsableCommand {
             return try CatalogDatabase(path: path, integrityCheck: .deferred, logger: Logger(label: "medianode.catalog"))
         } catch {
             throw CatalogFileProblem(path: path, error: error)
+        }
+    }
+
+    /// Opens the node state file beside the catalog (the play state and the volume, see `NodeStateFile`).
+    func openStateFile(beside catalog: CatalogDatabase) async throws -> NodeStateFile {
+        do {
+            return try await NodeStateFile.beside(catalog, logger: Logger(label: "medianode.state"))
+        } catch {
+            throw CatalogFileProblem(path: NodeStateFile.path(besideCatalog: catalog.path), reason: "\(error)")
         }
     }
 

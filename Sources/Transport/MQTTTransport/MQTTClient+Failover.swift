@@ -8,11 +8,7 @@ extension MQTTClient {
     /// Serves the connection (see `serveOnce`) until it ends; meanwhile asks again for refused subscriptions
     /// and, away from the first broker, tries the first every `failbackInterval`.
     func serveConnection(toBrokerAt index: Int) {
-        let generation = state.withLock { state in
-            state.connectionGeneration += 1
-            state.firstBrokerAnswers = false
-            return state.connectionGeneration
-        }
+        let generation = beginConnection()
         var nextProbe = ContinuousClock.now + configuration.failbackInterval
         var loopCode = Int32(MOSQ_ERR_SUCCESS.rawValue)
         var goodbye: Goodbye?

@@ -26,11 +26,7 @@ extension MQTTClient {
             if code == Int32(MOSQ_ERR_SUCCESS.rawValue) {
                 serveConnection(toBrokerAt: index)
                 if isShuttingDown { break }
-                let (accepted, failingBack, takeoverWait) = state.withLock { state in
-                    defer { state.wasAccepted = false; state.isFailingBack = false; state.takeoverWait = nil }
-                    if !state.wasAccepted { state.takeovers.attemptFailed() }
-                    return (state.wasAccepted, state.isFailingBack, state.takeoverWait)
-                }
+                let (accepted, failingBack, takeoverWait) = takeConnectionOutcome()
                 if failingBack {
                     // A second between leaving one broker and arriving at the other: a cluster has then
                     // dropped the old session before the new one starts.
@@ -73,8 +69,26 @@ extension MQTTClient {
         _ = write(descriptor, bytes, bytes.count)
     }
 
+    /// Whether the connection that just ended was accepted, and whether it was left to fail back.
+    func takeConnectionOutcome() -> (accepted: Bool, failingBack: Bool, takeoverWait: Double?) {
+        state.withLock { state in
+            defer { state.wasAccepted = false; state.isFailingBack = false; state.takeoverWait = nil }
+            if !state.wasAccepted { state.takeovers.attemptFailed() }
+            return (state.wasAccepted, state.isFailingBack, state.takeoverWait)
+        }
+    }
+
+    /// A new connection is served from now: its generation, to which a fail-back probe's answer applies.
+    func beginConnection() -> Int {
+        state.withLock { state in
+            state.connectionGeneration += 1
+            state.firstBrokerAnswers = false
+            return state.connectionGeneration
+        }
+    }
+
     /// Starts a connection to the broker at `index` (its credentials are its own).
-    private func connect(to index: Int) -> Int32 {
+    func connect(to index: Int) -> Int32 {
         let broker = configuration.brokers[index]
         state.withLock { $0.brokerIndex = index }
         let credentials = mosquitto_username_pw_set(handle, broker.username, broker.password)
@@ -111,6 +125,12 @@ extension MQTTClient {
         }
         guard started else {
             mosquitto_disconnect_v5(handle, Int32(MQTT_RC_NORMAL_DISCONNECTION.rawValue), nil)
+            return true
+        }
+        if let shard {
+            // Its thread says the DISCONNECT and lets the client go.
+            shard.post(.detach(self))
+            threadFinished.wait()
             return true
         }
         wakeUpPipe.signal()

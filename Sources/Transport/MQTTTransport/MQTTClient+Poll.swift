@@ -28,6 +28,11 @@ struct WakeUpPipe: ~Copyable {
         (readEnd, writeEnd) = (ends[0], ends[1])
     }
 
+    /// None: for a client the event loop serves, which has no thread of its own to wake.
+    init(unused: Void) {
+        (readEnd, writeEnd) = (-1, -1)
+    }
+
     /// A full pipe already holds a wake-up, so a failed write loses nothing.
     func signal() {
         var byte: UInt8 = 1
@@ -40,12 +45,18 @@ struct WakeUpPipe: ~Copyable {
     }
 
     deinit {
-        close(readEnd)
-        close(writeEnd)
+        if readEnd >= 0 { close(readEnd) }
+        if writeEnd >= 0 { close(writeEnd) }
     }
 }
 
 extension MQTTClient {
+    /// Has what another thread queued written: by this client's network thread, or by the event loop's.
+    func wakeNetwork() {
+        guard let shard else { return wakeUpPipe.signal() }
+        if !writeRequested.exchange(true, ordering: .relaxed) { shard.post(.write(self)) }
+    }
+
     /// One turn of the network loop: waits up to `timeout` ms for the socket (or a wake-up), then reads,
     /// writes and keeps the connection alive. Returns libmosquitto's code, as `mosquitto_loop` does.
     ///

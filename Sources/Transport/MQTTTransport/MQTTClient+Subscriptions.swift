@@ -19,7 +19,7 @@ extension MQTTClient {
             return .library(call: "mosquitto_subscribe \(filter)", code: code, message: Mosquitto.describe(code))
         }
         state.pendingGrants[mid] = PendingGrant(filter: filter, qos: qos)
-        wakeUpPipe.signal()
+        wakeNetwork()
         return nil
     }
 

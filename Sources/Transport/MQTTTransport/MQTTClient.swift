@@ -36,6 +36,10 @@ public final class MQTTClient: Sendable {
     let wakeUp = DispatchSemaphore(value: 0)
     /// Wakes the network thread out of its wait for traffic when another thread queues a packet.
     let wakeUpPipe: WakeUpPipe
+    /// The event loop's thread that serves this client, when it has no thread of its own.
+    let shard: MQTTEventLoop.Shard?
+    /// A write is asked of the event loop's thread and not done yet: another packet needs no request.
+    let writeRequested = Atomic<Bool>(false)
     let threadFinished = DispatchSemaphore(value: 0)
     /// The libmosquitto handle: valid from init until `shutdown` destroys it.
     nonisolated(unsafe) let handle: OpaquePointer
@@ -90,17 +94,20 @@ public final class MQTTClient: Sendable {
         var unawaited: Set<String> = []
     }
 
-    /// - Parameter messageHandler: when given, inbound messages go to it on the network thread instead
-    ///   of `events` (for measuring the floor without any hop); connection events still go to `events`.
+    /// - Parameters:
+    ///   - messageHandler: when given, inbound messages go to it on the network thread instead of `events`
+    ///     (for measuring the floor without any hop); connection events still go to `events`.
+    ///   - eventLoop: serves the connection from one of its threads instead of one of the client's own.
     public init(configuration: MQTTConfiguration, logger: Logger = Logger(label: "medianode.mqtt"),
-                messageHandler: (@Sendable (MQTTMessage) -> Void)? = nil) throws(MQTTError) {
+                messageHandler: (@Sendable (MQTTMessage) -> Void)? = nil, eventLoop: MQTTEventLoop? = nil) throws(MQTTError) {
         _ = Mosquitto.initialized
         guard !configuration.brokers.isEmpty else { throw .invalidConfiguration("no broker given") }
         // One libmosquitto handle serves every broker, and TLS, once set on it, cannot be turned off.
         guard Set(configuration.brokers.map(\.usesTLS)).count == 1 else {
             throw .invalidConfiguration("the brokers must all be mqtt:// or all mqtts://, not a mix")
         }
-        wakeUpPipe = try WakeUpPipe()
+        wakeUpPipe = eventLoop == nil ? try WakeUpPipe() : WakeUpPipe(unused: ())
+        shard = eventLoop?.shard()
         guard let handle = mosquitto_new(configuration.clientID, true, nil) else {
             throw .library(call: "mosquitto_new", code: Int32(MOSQ_ERR_NOMEM.rawValue), message: "out of memory")
         }
@@ -137,6 +144,7 @@ public final class MQTTClient: Sendable {
             return true
         }
         guard shouldStart else { return }
+        if let shard { return shard.post(.attach(self)) }
         let thread = Thread { [self] in runNetworkLoop() }
         thread.name = "mqtt-\(configuration.clientID)"
         thread.start()
@@ -309,7 +317,7 @@ public final class MQTTClient: Sendable {
             }
             if let waiter { state.pendingAcknowledgements[mid] = waiter }
             if qos > 0 { state.unacknowledged.insert(mid) }
-            wakeUpPipe.signal()
+            wakeNetwork()
             return .success(mid)
         }
         return try result.get()

@@ -17,6 +17,24 @@ extension CatalogDatabase {
         }
     }
 
+    /// Saves several items' positions in one transaction. With `onlyNewer`, a position is left out where the
+    /// one saved is as new or newer (the place a start carries over from the node state file). A position
+    /// without a duration keeps the duration saved before.
+    public func savePlaybackPositions(_ positions: [String: PlaybackPosition], onlyNewer: Bool = false) async throws {
+        guard !positions.isEmpty else { return }
+        try await pool.write { db in
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO playback_position (identifier, elapsed, duration, updatedAt) VALUES (?, ?, ?, ?)
+                ON CONFLICT(identifier) DO UPDATE SET elapsed = excluded.elapsed,
+                    duration = coalesce(excluded.duration, playback_position.duration), updatedAt = excluded.updatedAt
+                WHERE NOT ? OR excluded.updatedAt > playback_position.updatedAt
+                """)
+            for (identifier, position) in positions {
+                try upsert.execute(arguments: [identifier, max(0, position.elapsed), position.duration, position.updatedAt, onlyNewer])
+            }
+        }
+    }
+
     /// Forgets where an item stopped (played to the end and reset, or the user cleared it).
     public func clearPlaybackPosition(for identifier: String) async throws {
         try await pool.write { db in

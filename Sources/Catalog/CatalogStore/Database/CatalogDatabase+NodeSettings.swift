@@ -13,14 +13,25 @@ extension CatalogSchema {
 extension CatalogDatabase {
     /// The listener's volume from an earlier run; nil on a fresh file.
     public func savedVolume() async throws -> Double? {
-        try await pool.read { db in
-            try Double.fetchOne(db, sql: "SELECT value FROM node_setting WHERE key = 'volume'")
-        }
+        try await pool.read { db in try NodeSettingRows.volume(db) }
     }
 
     public func saveVolume(_ level: Double) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO node_setting (key, value) VALUES ('volume', ?)", arguments: [level])
-        }
+        try await pool.write { db in try NodeSettingRows.setVolume(level, in: db) }
+    }
+}
+
+/// The node's settings rows, the same in the catalog file and in the node state file.
+enum NodeSettingRows {
+    static func volume(_ db: Database) throws -> Double? {
+        try Double.fetchOne(db, sql: "SELECT value FROM node_setting WHERE key = 'volume'")
+    }
+
+    static func setVolume(_ level: Double, in db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO node_setting (key, value) VALUES ('volume', ?)", arguments: [level])
+    }
+
+    static func clearVolume(in db: Database) throws {
+        try db.execute(sql: "DELETE FROM node_setting WHERE key = 'volume'")
     }
 }

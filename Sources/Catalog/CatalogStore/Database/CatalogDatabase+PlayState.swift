@@ -82,50 +82,64 @@ extension CatalogDatabase {
     /// The play state an earlier run saved; nil when none was. A row that cannot be read is an error, for
     /// the caller to log and start stopped.
     public func savedPlayState() async throws -> SavedPlayState? {
-        try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM play_state WHERE id = 1") else { return nil }
-            // Decoded with checks: a damaged row is an error the caller logs, not a crash.
-            let entries = try Row.fetchAll(db, sql: "SELECT identifier, originalIndex, container FROM play_queue ORDER BY playIndex")
-                .map {
-                    SavedPlayState.Entry(
-                        identifier: try $0.decode(atIndex: 0), originalIndex: try $0.decode(atIndex: 1),
-                        container: try $0.decode(atIndex: 2))
-                }
-            let contextText: String = try row.decode(forColumn: "context")
-            return SavedPlayState(
-                entries: entries, currentIndex: try row.decode(forColumn: "currentIndex"),
-                elapsed: try row.decode(forColumn: "elapsed"), repeatMode: try row.decode(forColumn: "repeatMode"),
-                shuffleMode: try row.decode(forColumn: "shuffleMode"), rate: try row.decode(forColumn: "rate"),
-                state: try row.decode(forColumn: "state"),
-                context: contextText.split(separator: "\n", omittingEmptySubsequences: true).map(String.init),
-                savedAt: try row.decode(forColumn: "savedAt"))
-        }
+        try await pool.read { db in try PlayStateRows.read(db) }
     }
 
     /// Saves the play state in one transaction; the queue's rows only when `queueChanged`.
     public func savePlayState(_ saved: SavedPlayState, queueChanged: Bool) async throws {
-        try await pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO play_state
-                        (id, currentIndex, elapsed, repeatMode, shuffleMode, rate, state, context, savedAt)
-                    VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [saved.currentIndex, saved.elapsed, saved.repeatMode, saved.shuffleMode, saved.rate, saved.state,
-                            saved.context.joined(separator: "\n"), saved.savedAt])
-            guard queueChanged else { return }
-            try db.execute(sql: "DELETE FROM play_queue")
-            let insert = try db.makeStatement(sql: "INSERT INTO play_queue (playIndex, identifier, originalIndex, container) VALUES (?, ?, ?, ?)")
-            for (index, entry) in saved.entries.enumerated() {
-                try insert.execute(arguments: [index, entry.identifier, entry.originalIndex, entry.container])
-            }
-        }
+        try await pool.write { db in try PlayStateRows.write(saved, queueChanged: queueChanged, in: db) }
     }
 
     /// Moves only the saved position (while playing, every progress interval).
     public func savePlayPosition(_ elapsed: Double, savedAt: Double) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "UPDATE play_state SET elapsed = ?, savedAt = ? WHERE id = 1", arguments: [elapsed, savedAt])
+        try await pool.write { db in try PlayStateRows.writePosition(elapsed, savedAt: savedAt, in: db) }
+    }
+}
+
+/// The play state's rows, the same in the catalog file (where versions before the node state file kept
+/// them) and in the node state file.
+enum PlayStateRows {
+    static func read(_ db: Database) throws -> SavedPlayState? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM play_state WHERE id = 1") else { return nil }
+        // Decoded with checks: a damaged row is an error the caller logs, not a crash.
+        let entries = try Row.fetchAll(db, sql: "SELECT identifier, originalIndex, container FROM play_queue ORDER BY playIndex")
+            .map {
+                SavedPlayState.Entry(
+                    identifier: try $0.decode(atIndex: 0), originalIndex: try $0.decode(atIndex: 1),
+                    container: try $0.decode(atIndex: 2))
+            }
+        let contextText: String = try row.decode(forColumn: "context")
+        return SavedPlayState(
+            entries: entries, currentIndex: try row.decode(forColumn: "currentIndex"),
+            elapsed: try row.decode(forColumn: "elapsed"), repeatMode: try row.decode(forColumn: "repeatMode"),
+            shuffleMode: try row.decode(forColumn: "shuffleMode"), rate: try row.decode(forColumn: "rate"),
+            state: try row.decode(forColumn: "state"),
+            context: contextText.split(separator: "\n", omittingEmptySubsequences: true).map(String.init),
+            savedAt: try row.decode(forColumn: "savedAt"))
+    }
+
+    static func write(_ saved: SavedPlayState, queueChanged: Bool, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO play_state
+                    (id, currentIndex, elapsed, repeatMode, shuffleMode, rate, state, context, savedAt)
+                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [saved.currentIndex, saved.elapsed, saved.repeatMode, saved.shuffleMode, saved.rate, saved.state,
+                        saved.context.joined(separator: "\n"), saved.savedAt])
+        guard queueChanged else { return }
+        try db.execute(sql: "DELETE FROM play_queue")
+        let insert = try db.makeStatement(sql: "INSERT INTO play_queue (playIndex, identifier, originalIndex, container) VALUES (?, ?, ?, ?)")
+        for (index, entry) in saved.entries.enumerated() {
+            try insert.execute(arguments: [index, entry.identifier, entry.originalIndex, entry.container])
         }
+    }
+
+    static func writePosition(_ elapsed: Double, savedAt: Double, in db: Database) throws {
+        try db.execute(sql: "UPDATE play_state SET elapsed = ?, savedAt = ? WHERE id = 1", arguments: [elapsed, savedAt])
+    }
+
+    static func clear(in db: Database) throws {
+        try db.execute(sql: "DELETE FROM play_state; DELETE FROM play_queue")
     }
 }
