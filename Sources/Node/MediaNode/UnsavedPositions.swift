@@ -48,6 +48,16 @@ struct ProgressOverlayCatalog: ContentCatalog {
         try await base.items(identifiers: identifiers).mapValues(unsaved.overlaid)
     }
 
+    // Forwarded, not left to the protocol's defaults: those know no item by its file (`OpenUri`, `playItem`
+    // with a `url`) and read a whole item for its chapters.
+    func item(uri: String) async throws -> ContentItem? {
+        try await base.item(uri: uri).map(unsaved.overlaid)
+    }
+
+    func chapters(of identifier: String) async throws -> [ContentChapter]? {
+        try await base.chapters(of: identifier)
+    }
+
     func childCount(of containerIdentifier: String) async throws -> Int {
         try await base.childCount(of: containerIdentifier)
     }
