@@ -178,7 +178,10 @@ extension RealEngineCommandTests {
                     + "music %.4f, after %.4f (%+.2f dB)", firstEnded * 1000, clip.end - clip.start, before, after,
                          ratioInDecibels(after / before)))
             #expect(clip.end - clip.start < 2, "the clip was cut short")
-            #expect(wav.toneSpan(2000, from: announcedAt) == nil && wav.toneSpan(2500, from: announcedAt) == nil, "the waiting clips never played")
+            // A clip that played would be heard for seconds; the cut of the first clip, mid-wave, can leak into
+            // one 10 ms window at a neighbouring frequency, which is not a clip.
+            let waitingHeard = [2000.0, 2500].compactMap { wav.toneSpan($0, from: announcedAt) }.filter { $0.end - $0.start > 0.1 }
+            #expect(waitingHeard.isEmpty, "the waiting clips never played: \(waitingHeard)")
             #expect(abs(ratioInDecibels(after / before)) < 1, "the music is back at its level: \(after) against \(before)")
             #expect(await node.nowPlaying?["state"] == "playing")
 
