@@ -68,8 +68,10 @@ public final class DBusMonitor: @unchecked Sendable {
             }
         }
         try process.run()
-        // gdbus says which name it monitors before the first signal; after that line it watches.
-        _ = try await first(timeout: .seconds(10)) { $0.hasPrefix("Monitoring signals") }
+        // gdbus prints "Monitoring signals" before its match rule reaches the bus, and "The name … is owned by"
+        // (or "… does not have an owner") once the bus has answered a call sent after that rule: from then on
+        // no signal is missed. Waiting for the first line alone lost a signal sent right after it, under load.
+        _ = try await first(timeout: .seconds(10)) { $0.hasPrefix("The name ") }
     }
 
     deinit {
