@@ -16,7 +16,9 @@ extension SoundServerTests {
                 let fields = row.split(separator: " ")
                 let count = fields.firstIndex(of: "n=").flatMap { Int(fields[$0 + 1]) }
                 let p50 = fields.firstIndex(of: "p50").flatMap { Double(fields[$0 + 1]) }
-                #expect(count.map { (1...2).contains($0) } == true && (p50 ?? 0) > 0, "\(row)")
+                // Times are read from the recording in 20 ms windows: a floor that applies an uncork at once can
+                // come out a few milliseconds early, never a window's width.
+                #expect(count.map { (1...2).contains($0) } == true && (p50 ?? -.infinity) > -20_000, "\(row)")
             }
             // "... medianode +0.020, +0.000; floor +0.040, ...": the node's music goes on from where it stopped.
             let skips = output.split(separator: "\n").filter { $0.contains("lost (+) or repeated (-)") }
