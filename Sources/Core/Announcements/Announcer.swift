@@ -25,8 +25,6 @@ public protocol AnnouncementMusic: Sendable {
     var listenerVolume: Double { get async }
 }
 
-extension PlaybackController: AnnouncementMusic {}
-
 /// Where announcements say what happened (`P/events`).
 public protocol AnnouncementEvents: Sendable {
     func announcementStarted(id: String)
