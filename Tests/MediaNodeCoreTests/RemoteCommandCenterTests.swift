@@ -182,4 +182,28 @@ struct RemoteCommandCenterTests {
         #expect(low.result.message == "'rating' must be within 1...10, got 0")
         #expect(center.capabilitiesDocument["rating"] == ["enabled": true, "minimumRating": 1, "maximumRating": 10])
     }
+
+    @Test("the published document is made again for every change it shows, and only then")
+    func publishedDocumentFollowsChanges() throws {
+        let center = RemoteCommandCenter()
+        func published() throws -> JSONValue { try JSONValue(parsing: center.capabilitiesDocumentBytes) }
+        let before = center.capabilitiesDocumentBytes
+        #expect(center.capabilitiesDocumentBytes == before, "nothing changed: the same document")
+        #expect(try published() == center.capabilitiesDocument)
+
+        center.addHandler(for: .pause) { _ in .success }
+        #expect(try published()["pause"]?["enabled"] == true, "a handler added")
+        center.setEnabled(false, for: .pause)
+        #expect(try published()["pause"]?["enabled"] == false, "disabled")
+        center.setParameter("isActive", true, for: .like)
+        #expect(try published()["like"]?["isActive"] == true, "a parameter set")
+
+        // A shown parameter changes with its owner, which tells the center nothing: read on every make.
+        let level = Mutex(0.5)
+        center.showParameters(of: "changeVolume") { ["volume": .number(level.withLock { $0 })] }
+        #expect(try published()["changeVolume"]?["volume"] == 0.5)
+        level.withLock { $0 = 0.25 }
+        #expect(try published()["changeVolume"]?["volume"] == 0.25, "the owner's new value, without a change")
+        #expect(try published() == center.capabilitiesDocument)
+    }
 }

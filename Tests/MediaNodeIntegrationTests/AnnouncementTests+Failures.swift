@@ -4,13 +4,9 @@ import MediaNodeTesting
 import Testing
 
 extension RealEngineCommandTests.AnnouncementTests {
-    /// Where the node downloads URL clips (the node runs in this process).
-    static var downloads: URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("medianode-announcements-\(getpid())")
-    }
-
-    static func downloadsLeft() -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? []
+    /// The clips `node` downloaded and still holds.
+    static func downloadsLeft(_ node: RunningNode) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: node.node.announcementDownloads.path)) ?? []
     }
 
     @Test("bad requests are refused at once, each with a status and a message, and the music is untouched")
@@ -141,7 +137,7 @@ extension RealEngineCommandTests.AnnouncementTests {
         #expect(goodEnd["reason"] == "finished", "\(goodEnd.jsonString)")
         try await node.waitForAudio(atLeast: node.renderedSeconds() + 1)
         #expect(try node.wav().toneSpan(1500, from: announcedAt) != nil, "the downloaded clip is heard")
-        #expect(Self.downloadsLeft().isEmpty, "the downloaded copy is removed: \(Self.downloadsLeft())")
+        #expect(Self.downloadsLeft(node).isEmpty, "the downloaded copy is removed: \(Self.downloadsLeft(node))")
 
         // Failures before a sample is played: the music is never touched.
         announcedAt = node.renderedSeconds()
@@ -157,7 +153,7 @@ extension RealEngineCommandTests.AnnouncementTests {
             lines.append(String(format: "%@: %@ after %.2f s: %@", url, end["reason"]?.stringValue ?? "-", seconds, message))
             #expect(end["reason"] == "failed" && !message.isEmpty, "\(url): \(end.jsonString)")
             #expect(seconds < 30, "\(url) failed within the 30 s cap: \(seconds) s")
-            #expect(Self.downloadsLeft().isEmpty, "\(url) left \(Self.downloadsLeft())")
+            #expect(Self.downloadsLeft(node).isEmpty, "\(url) left \(Self.downloadsLeft(node))")
             #expect(await !node.events().contains { $0.isAnnouncement("announcementStarted", id) }, "\(url) never started")
         }
         try await node.waitForAudio(atLeast: node.renderedSeconds() + 0.2)
@@ -186,7 +182,7 @@ extension RealEngineCommandTests.AnnouncementTests {
                      ratioInDecibels(after / before)))
         #expect(abs(ratioInDecibels(quietest / before)) < 1, "the music is untouched by failed downloads")
         #expect(abs(ratioInDecibels(after / before)) < 1, "the music is back after the garbage failed")
-        #expect(Self.downloadsLeft().isEmpty, "nothing left: \(Self.downloadsLeft())")
+        #expect(Self.downloadsLeft(node).isEmpty, "nothing left: \(Self.downloadsLeft(node))")
         #expect(await node.nowPlaying?["state"] == "playing")
     }
 }
@@ -214,7 +210,7 @@ extension RealEngineCommandTests.AnnouncementTests {
         print(String(format: "announce cancel during a download: ended %@ %.0f ms after the cancel; music %.4f to %.4f against %.4f",
                      ended["reason"]?.stringValue ?? "-", seconds * 1000, levels.min() ?? 0, levels.max() ?? 0, before))
         #expect(ended["reason"] == "cancelled" && seconds < 1, "\(ended.jsonString) after \(seconds) s")
-        #expect(Self.downloadsLeft().isEmpty, "nothing left: \(Self.downloadsLeft())")
+        #expect(Self.downloadsLeft(node).isEmpty, "nothing left: \(Self.downloadsLeft(node))")
         #expect(abs(ratioInDecibels((levels.min() ?? 0) / before)) < 1, "the music was never lowered")
     }
 }

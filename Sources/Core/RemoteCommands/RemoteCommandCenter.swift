@@ -15,6 +15,10 @@ public final class RemoteCommandCenter: Sendable {
     public let changes: AsyncStream<Void>
     private let changeContinuation: AsyncStream<Void>.Continuation
     private let state: Mutex<State>
+    /// Counts changes, so an unchanged document is not made again: a node marks `P/commands` on every
+    /// playback change, most of which change nothing it shows. Bumped after the change, outside the lock: a
+    /// document made in between is made again on the next read.
+    private let revision = Atomic<UInt64>(0)
     /// The table, by name; fixed at init, so it is read without the lock.
     private let commands: [String: any AnyRemoteCommand]
     private let order: [String]
@@ -27,6 +31,14 @@ public final class RemoteCommandCenter: Sendable {
         var sources: [String: @Sendable () -> [String: JSONValue]] = [:]
         var shown = CommandCenterState()
         var nextToken: UInt64 = 1
+        var rendered: Rendered?
+    }
+
+    /// The last document made, with what it was made from.
+    struct Rendered {
+        let revision: UInt64
+        let sourced: [String: [String: JSONValue]]
+        let bytes: [UInt8]
     }
 
     /// - Parameter commands: the commands this center answers, in the order `P/commands` lists them.
@@ -65,7 +77,7 @@ public final class RemoteCommandCenter: Sendable {
             slot.registrations.append(.init(token: token, handler: handler, immediate: immediate))
             return token
         }
-        changeContinuation.yield()
+        noteChange()
         return token
     }
 
@@ -73,7 +85,7 @@ public final class RemoteCommandCenter: Sendable {
         state.withLock { state in
             for slot in state.slots.values { slot.storage.remove(token) }
         }
-        changeContinuation.yield()
+        noteChange()
     }
 
     /// Enables or disables a command (S2); a disabled command is refused and shown disabled.
@@ -81,7 +93,7 @@ public final class RemoteCommandCenter: Sendable {
         let changed = state.withLock { state in
             enabled ? state.disabled.remove(command.name) != nil : state.disabled.insert(command.name).inserted
         }
-        if changed { changeContinuation.yield() }
+        if changed { noteChange() }
     }
 
     /// Tells the center what is loaded, for the commands whose availability depends on it (S2, S3, S14).
@@ -91,7 +103,7 @@ public final class RemoteCommandCenter: Sendable {
             defer { (state.shown.isItemLoaded, state.shown.isLiveStream) = (isItemLoaded, isLiveStream) }
             return state.shown.isItemLoaded != isItemLoaded || state.shown.isLiveStream != isLiveStream
         }
-        if changed { changeContinuation.yield() }
+        if changed { noteChange() }
     }
 
     /// Tells the center whether the current item has chapters, for `skipToChapter` (version 1.3).
@@ -100,7 +112,7 @@ public final class RemoteCommandCenter: Sendable {
             defer { state.shown.hasChapters = hasChapters }
             return state.shown.hasChapters != hasChapters
         }
-        if changed { changeContinuation.yield() }
+        if changed { noteChange() }
     }
 
     /// Sets a run-time capability parameter, e.g. `isActive` of like.
@@ -115,7 +127,7 @@ public final class RemoteCommandCenter: Sendable {
             state.parameters[name, default: [:]][key] = value
             return true
         }
-        if changed { changeContinuation.yield() }
+        if changed { noteChange() }
     }
 
     /// Shows `source`'s parameters in the command's entry of the document, read each time the document is
@@ -123,7 +135,7 @@ public final class RemoteCommandCenter: Sendable {
     /// `source` runs under the center's lock: it must only read (a lock of its own is fine).
     public func showParameters(of name: String, _ source: @escaping @Sendable () -> [String: JSONValue]) {
         state.withLock { $0.sources[name] = source }
-        changeContinuation.yield()
+        noteChange()
     }
 
     /// Tells the center the player's current rate, for the S17 rule.
@@ -132,7 +144,7 @@ public final class RemoteCommandCenter: Sendable {
             defer { state.shown.currentPlaybackRate = rate }
             return state.shown.currentPlaybackRate != rate
         }
-        if changed { changeContinuation.yield() }
+        if changed { noteChange() }
     }
 
     /// Whether the command shows as enabled in `P/commands`.
@@ -142,18 +154,34 @@ public final class RemoteCommandCenter: Sendable {
 
     /// The `P/commands` document: one entry per command with its enabled flag and parameters (S2, S7).
     public var capabilitiesDocument: JSONValue {
+        state.withLock { state in document(in: state, sourced: state.sources.mapValues { $0() }) }
+    }
+
+    /// The `P/commands` document as published: made again only when something it shows changed.
+    public var capabilitiesDocumentBytes: [UInt8] {
         state.withLock { state in
-            var document: [String: JSONValue] = [:]
-            for name in order {
-                guard let command = commands[name] else { continue }
-                var entry = command.parameters(capabilities)
-                entry.merge(state.parameters[name] ?? [:]) { _, dynamic in dynamic }
-                if let source = state.sources[name] { entry.merge(source()) { _, shown in shown } }
-                entry["enabled"] = .bool(isShownEnabled(name, in: state))
-                document[name] = .object(entry)
+            let revision = revision.load(ordering: .acquiring)
+            let sourced = state.sources.mapValues { $0() }
+            if let rendered = state.rendered, rendered.revision == revision, rendered.sourced == sourced {
+                return rendered.bytes
             }
-            return .object(document)
+            let bytes = document(in: state, sourced: sourced).jsonBytes
+            state.rendered = Rendered(revision: revision, sourced: sourced, bytes: bytes)
+            return bytes
         }
+    }
+
+    private func document(in state: State, sourced: [String: [String: JSONValue]]) -> JSONValue {
+        var document: [String: JSONValue] = [:]
+        for name in order {
+            guard let command = commands[name] else { continue }
+            var entry = command.parameters(capabilities)
+            entry.merge(state.parameters[name] ?? [:]) { _, dynamic in dynamic }
+            if let shown = sourced[name] { entry.merge(shown) { _, shown in shown } }
+            entry["enabled"] = .bool(isShownEnabled(name, in: state))
+            document[name] = .object(entry)
+        }
+        return .object(document)
     }
 
     // MARK: - Answering
@@ -246,6 +274,11 @@ public final class RemoteCommandCenter: Sendable {
     }
 
     // MARK: - Internals
+
+    private func noteChange() {
+        revision.add(1, ordering: .releasing)
+        changeContinuation.yield()
+    }
 
     private func isShownEnabled(_ name: String, in state: State) -> Bool {
         guard let command = commands[name], let slot = state.slots[name], !slot.storage.isEmpty,

@@ -8,6 +8,6 @@ struct CapabilitiesPublisher: Sendable {
     let commandCenter: RemoteCommandCenter
 
     func mark() {
-        retained.publish(topic, rendering: { [commandCenter] in commandCenter.capabilitiesDocument.jsonBytes })
+        retained.publish(topic, rendering: { [commandCenter] in commandCenter.capabilitiesDocumentBytes })
     }
 }

@@ -29,7 +29,7 @@ final class Eventual<T: Sendable>: Sendable {
         await withTaskGroup(of: T?.self) { group in
             group.addTask { await self.value() }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                await DeadlineSweep.shared.sleep(for: timeout)
                 return nil
             }
             let first = await group.next() ?? nil

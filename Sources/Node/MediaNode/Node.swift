@@ -30,6 +30,11 @@ public final class Node: Sendable {
     public let playback: PlaybackController?
     /// The output level (volume, mute, ducks, speed gain, loudness), when the node has an audio engine.
     public let level: OutputLevel?
+    /// Where announcements' URL clips are downloaded: a directory of this node's own, so nodes in one
+    /// process (a rig, a test run) never see each other's files.
+    public let announcementDownloads = FileManager.default.temporaryDirectory
+        .appendingPathComponent("medianode-announcements-\(getpid())-\(Node.instances.add(1, ordering: .relaxed).newValue)")
+    private static let instances = Atomic<Int>(0)
     let engine: (any AudioEngine)?
     let catalog: (any ContentCatalog)?
     let feedback: FeedbackBook
@@ -226,7 +231,7 @@ public final class Node: Sendable {
             self.announcer = Announcer(
                 player: clipPlayer, music: playback, catalog: catalog.map { CatalogClips(catalog: $0, items: queueItems) },
                 events: AnnouncementEventPublisher(events: events),
-                temporaryDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("medianode-announcements-\(getpid())"),
+                temporaryDirectory: announcementDownloads,
                 logger: logger)
         } else {
             self.announcer = nil

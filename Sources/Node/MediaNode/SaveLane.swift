@@ -64,7 +64,7 @@ final class SaveLane<Changes: Sendable>: Sendable {
     /// write: a cancelled write would fail.
     private func waitUntil(_ deadline: ContinuousClock.Instant) async {
         await withTaskGroup(of: Void.self) { [finished] group in
-            group.addTask { try? await Task.sleep(until: deadline) }
+            group.addTask { await DeadlineSweep.shared.sleep(until: deadline) }
             group.addTask { await finished.wait() }
             await group.next()
             group.cancelAll()

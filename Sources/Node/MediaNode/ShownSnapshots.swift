@@ -52,7 +52,7 @@ final class ShownSnapshots: Sendable {
                 return self.number >= number
             }
             group.addTask {
-                try? await Task.sleep(for: limit)
+                await DeadlineSweep.shared.sleep(for: limit)
                 return false
             }
             let first = await group.next() ?? false

@@ -28,7 +28,8 @@ enum NodeSettingRows {
     }
 
     static func setVolume(_ level: Double, in db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO node_setting (key, value) VALUES ('volume', ?)", arguments: [level])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO node_setting (key, value) VALUES ('volume', ?)")
+            .execute(arguments: [level])
     }
 
     static func clearVolume(in db: Database) throws {

@@ -118,25 +118,27 @@ enum PlayStateRows {
             savedAt: try row.decode(forColumn: "savedAt"))
     }
 
+    // Cached statements: a node writes these about once a second while commands come in, and preparing
+    // them again each time (parse, authorize) cost more than the write in a rig of a thousand nodes.
     static func write(_ saved: SavedPlayState, queueChanged: Bool, in db: Database) throws {
-        try db.execute(
-            sql: """
-                INSERT OR REPLACE INTO play_state
-                    (id, currentIndex, elapsed, repeatMode, shuffleMode, rate, state, context, savedAt)
-                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO play_state
+                (id, currentIndex, elapsed, repeatMode, shuffleMode, rate, state, context, savedAt)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(
             arguments: [saved.currentIndex, saved.elapsed, saved.repeatMode, saved.shuffleMode, saved.rate, saved.state,
                         saved.context.joined(separator: "\n"), saved.savedAt])
         guard queueChanged else { return }
-        try db.execute(sql: "DELETE FROM play_queue")
-        let insert = try db.makeStatement(sql: "INSERT INTO play_queue (playIndex, identifier, originalIndex, container) VALUES (?, ?, ?, ?)")
+        try db.cachedStatement(sql: "DELETE FROM play_queue").execute()
+        let insert = try db.cachedStatement(sql: "INSERT INTO play_queue (playIndex, identifier, originalIndex, container) VALUES (?, ?, ?, ?)")
         for (index, entry) in saved.entries.enumerated() {
             try insert.execute(arguments: [index, entry.identifier, entry.originalIndex, entry.container])
         }
     }
 
     static func writePosition(_ elapsed: Double, savedAt: Double, in db: Database) throws {
-        try db.execute(sql: "UPDATE play_state SET elapsed = ?, savedAt = ? WHERE id = 1", arguments: [elapsed, savedAt])
+        try db.cachedStatement(sql: "UPDATE play_state SET elapsed = ?, savedAt = ? WHERE id = 1")
+            .execute(arguments: [elapsed, savedAt])
     }
 
     static func clear(in db: Database) throws {

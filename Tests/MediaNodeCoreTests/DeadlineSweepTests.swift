@@ -1,0 +1,38 @@
+@testable import MediaNode
+import Testing
+
+/// The one task that ends many waits: each wait ends at its deadline, not before, and a cancelled one at once.
+@Suite("Deadline sweep")
+struct DeadlineSweepTests {
+    @Test("waits end at their deadlines, a tick late at most, and a cancelled wait ends at once")
+    func deadlines() async {
+        let sweep = DeadlineSweep(tick: .milliseconds(20))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let ended = await withTaskGroup(of: (Double, Duration).self) { group in
+            for seconds in [0.1, 0.3, 0.2, 0.05] {
+                group.addTask {
+                    await sweep.sleep(for: .seconds(seconds))
+                    return (seconds, clock.now - start)
+                }
+            }
+            var ended: [(Double, Duration)] = []
+            for await result in group { ended.append(result) }
+            return ended
+        }
+        for (seconds, took) in ended {
+            #expect(took >= .seconds(seconds), "ended before its deadline: \(seconds) s after \(took)")
+            #expect(took < .seconds(seconds) + .milliseconds(250), "\(seconds) s took \(took)")
+        }
+        #expect(ended.map(\.0) == [0.05, 0.1, 0.2, 0.3])
+
+        let cancelled = Task { await sweep.sleep(for: .seconds(30)) }
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(sweep.waiting == 1)
+        let cancelledAt = clock.now
+        cancelled.cancel()
+        await cancelled.value
+        #expect(clock.now - cancelledAt < .seconds(1))
+        #expect(sweep.waiting == 0)
+    }
+}
