@@ -75,15 +75,24 @@ struct DocumentationTests {
     func topics() throws {
         let spans = Set(MarkdownPage.codeSpans(in: try MarkdownPage("topics.md").text))
         let layout = TopicLayout(prefix: "P")
-        let topics = [
-            layout.status, layout.info, layout.commands, layout.nowPlaying, layout.queue, layout.result, layout.events,
-            layout.context, layout.contentTree, layout.command("<command>"), layout.artwork("<key>"),
-            layout.nowPlayingArtwork, layout.metrics,
-        ]
+        // Commands and pictures are one level below their leaf.
+        let topics = TopicLeaf.allCases.filter { $0 != .command && $0 != .artwork }.map(layout.topic)
+            + [layout.command("<command>"), layout.artwork("<key>")]
         for topic in topics {
             #expect(spans.contains(topic), "\(topic) is not in topics.md")
         }
         #expect(spans.contains { $0.hasPrefix(layout.contentTree + "/") }, "the deeper tree nodes' topics are not in topics.md")
+    }
+
+    @Test("topics.md's events table and asyncapi.yaml's Event schema name exactly the node's event types")
+    func eventTypes() throws {
+        let rows = try MarkdownPage("topics.md").section("### Events on `P/events`").tableRows
+        let documented = Set(rows.compactMap { MarkdownPage.codeSpans(in: $0.first ?? "").first })
+        let types = Set(NodeEvent.allCases.map(\.rawValue))
+        #expect(documented == types)
+        let yaml = try MarkdownPage("asyncapi.yaml").text
+        let schema = try #require(yaml.firstMatch(of: /\n    Event:\n([\s\S]*?)\n    [A-Za-z]+:\n/)?.output.1)
+        #expect(Set(schema.matches(of: /\n            const: (\w+)/).map { String($0.output.1) }) == types)
     }
 
     @Test("P/info, as a running node publishes it, has exactly the members its row in topics.md names")

@@ -11,6 +11,7 @@ struct CommandDocumentsTests {
         .deletingLastPathComponent()
     static let topics = root.appendingPathComponent("topics.md")
     static let asyncapi = root.appendingPathComponent("asyncapi.yaml")
+    static let dashboard = root.appendingPathComponent("deploy/dashboard/dashboard.js")
 
     @Test("topics.md's command rows are current: `medianode docs` would change nothing")
     func topicsRowsAreCurrent() throws {
@@ -22,6 +23,21 @@ struct CommandDocumentsTests {
     func asyncApiChannelsAreCurrent() throws {
         let text = try String(contentsOf: Self.asyncapi, encoding: .utf8)
         #expect(try CommandDocuments.updatingAsyncAPI(text) == text, "run `swift run medianode docs` and commit asyncapi.yaml")
+    }
+
+    @Test("the dashboard's topic leaves and event types are current: `medianode docs` would change nothing")
+    func dashboardNamesAreCurrent() throws {
+        let text = try String(contentsOf: Self.dashboard, encoding: .utf8)
+        #expect(try CommandDocuments.updatingDashboard(text) == text, "run `swift run medianode docs` and commit dashboard.js")
+        // The script compares and builds topics and event types only through the written constants (an element
+        // id such as $('volume') is not a topic, nor the log's kind 'error' an event type).
+        let outside = text.replacing(/const (leaves|eventTypes) = Object.freeze\(\{[^}]*\}\);/, with: "")
+        let names = TopicLeaf.allCases.map(\.rawValue) + NodeEvent.allCases.filter { $0 != .error }.map(\.rawValue)
+        for name in names {
+            for spelling in ["case '\(name)'", "=== '\(name)'", "/\(name)'", "['\(name)'", ", '\(name)']"] {
+                #expect(!outside.contains(spelling), "dashboard.js spells \(spelling)")
+            }
+        }
     }
 
     @Test("a stale document is caught: a changed channel, a missing one, a missing marker")

@@ -1,6 +1,7 @@
 /// The documents written from the command table (`medianode docs`), so a command is described where it is
 /// defined and the pages cannot drift from the code: topics.md's command rows, and asyncapi.yaml's command
-/// channels, their operations and request messages (see `CommandChannels`). Tests check both are current.
+/// channels, their operations and request messages (see `CommandChannels`); and the dashboard's names of the
+/// topic leaves and event types, from `TopicLeaf` and `NodeEvent`. Tests check all three are current.
 ///
 /// Each written part sits between two comments (HTML in topics.md, invisible on the rendered page; YAML in
 /// asyncapi.yaml); everything else in both files is written by hand.
@@ -55,6 +56,24 @@ public enum CommandDocuments {
                 with: lines.joined(separator: "\n"))
         }
         return text
+    }
+
+    /// The dashboard's names for the topic leaves and event types, as JavaScript constants: one line per
+    /// `TopicLeaf` and `NodeEvent` case, named as in Swift.
+    public static var dashboardNames: String {
+        func constant(_ name: String, _ members: [(String, String)]) -> [String] {
+            ["  const \(name) = Object.freeze({"] + members.map { "    \($0): '\($1)'," } + ["  });"]
+        }
+        return (constant("leaves", TopicLeaf.allCases.map { ("\($0)", $0.rawValue) })
+            + constant("eventTypes", NodeEvent.allCases.map { ("\($0)", $0.rawValue) })).joined(separator: "\n")
+    }
+
+    /// `script` (deploy/dashboard/dashboard.js) with its topic leaves and event types written anew.
+    public static func updatingDashboard(_ script: String) throws(MissingMarkers) -> String {
+        try replacing(
+            in: script, document: "dashboard.js",
+            from: "  // The topic leaves below are written from the node's TopicLeaf and NodeEvent by `medianode docs`: edit those, not these lines.",
+            to: "  // End of the topic leaves written by `medianode docs`.", with: dashboardNames)
     }
 
     private static func replacing(in text: String, document: String, from start: String, to end: String,
