@@ -120,6 +120,35 @@ struct DocumentationTests {
         #expect(documented == accepted)
     }
 
+    /// The help texts interpolate the constants the node falls back to; the README restates them for readers,
+    /// so each default `medianode run --help` names must be in that flag's row.
+    @Test("the README's flag table gives each default `medianode run --help` gives")
+    func readmeFlagDefaults() async throws {
+        let help = try await ToolRun.capture(NodeProcess.binaryPath, ["run", "--help"])
+        // An option's text starts on a line indented by two spaces and runs on lines indented further.
+        var options: [String] = []
+        for line in help.output.split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("  --") {
+                options.append(String(text.dropFirst(2)))
+            } else if !options.isEmpty {
+                options[options.count - 1] += " " + text
+            }
+        }
+        let rows = try MarkdownPage("README.md").section("## Running it").tableRows
+        var checked = 0
+        for option in options {
+            guard let flag = option.split(separator: " ").first,
+                  let value = option.firstMatch(of: /\(default ([^ ),:]+)/)?.output.1 else { continue }
+            let row = try #require(rows.first { Self.flags(in: $0.first ?? "").contains("--\(flag)") }, "--\(flag)")
+            let words = Set(row.joined(separator: " ").replacing("`", with: "")
+                .split { $0 == " " || $0 == "," || $0 == ";" || $0 == "(" || $0 == ")" }.map(String.init))
+            #expect(words.contains(String(value)), "--\(flag): --help says default \(value), the README: \(row.last ?? "")")
+            checked += 1
+        }
+        #expect(checked >= 15, "defaults read from --help: \(checked)")
+    }
+
     @Test("the README's layout table names every target of Package.swift, and its diagram draws each")
     func readmeLayout() throws {
         let manifest = try MarkdownPage("Package.swift").text
