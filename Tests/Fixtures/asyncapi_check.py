@@ -2,13 +2,16 @@
 
 Usage: asyncapi_check.py ASYNCAPI_YAML MESSAGES_JSONL --prefix P [--discovery-prefix D]
        asyncapi_check.py ASYNCAPI_YAML --document
-       asyncapi_check.py ASYNCAPI_YAML --command-fields
+       asyncapi_check.py ASYNCAPI_YAML --command-requests
 
 With --document it checks the document itself instead, for what no maintained AsyncAPI 3 validator installs
 here to check (the official parser is JavaScript, from npm): the AsyncAPI 3.0 structure it uses, every $ref
 resolving, every address parameter declared and every declared one used, every operation's messages and
 reply belonging to its channels, and every schema a valid JSON Schema (draft 07, which AsyncAPI's schema
 format extends).
+
+With --command-requests it prints, as one JSON object, each command channel as a YAML reader sees it: its
+address, description and request payload schema (what `medianode docs` wrote from the command table).
 
 Each line of MESSAGES_JSONL is {"topic": ..., "payload": <base64>, "retain": bool}. Every message is matched to
 the one channel whose address fits its topic and checked against that channel's payload schema. Prints a line
@@ -153,27 +156,22 @@ def main():
     parser.add_argument("asyncapi")
     parser.add_argument("messages", nargs="?")
     parser.add_argument("--document", action="store_true")
-    parser.add_argument("--command-fields", action="store_true",
-                        help="print each command channel's payload fields (without id) as one JSON object")
+    parser.add_argument("--command-requests", action="store_true",
+                        help="print each command channel's address, description and request schema as one JSON object")
     parser.add_argument("--prefix")
     parser.add_argument("--discovery-prefix", default="homeassistant")
     arguments = parser.parse_args()
     with open(arguments.asyncapi, encoding="utf-8") as file:
         document = yaml.safe_load(file)
-    if arguments.command_fields:
-        fields = {}
+    if arguments.command_requests:
+        requests = {}
         for channel in document["channels"].values():
             command = re.fullmatch(r"\{prefix\}/cmd/(\w+)", channel["address"])
-            if not command:
-                continue
-            for message in channel.get("messages", {}).values():
-                payload = resolve(document, resolve(document, message).get("payload", {}))
-                # A payload may be one object, or one of several (with an identifier or an index path; or empty).
-                names = set()
-                for schema in payload.get("oneOf", [payload]):
-                    names |= set(resolve(document, schema).get("properties", {}))
-                fields[command.group(1)] = sorted(set(fields.get(command.group(1), [])) | names - {"id"})
-        print(json.dumps(fields, sort_keys=True))
+            if command:
+                messages = [resolve(document, message) for message in channel.get("messages", {}).values()]
+                requests[command.group(1)] = {"address": channel["address"], "description": channel.get("description"),
+                                              "payloads": [message.get("payload") for message in messages]}
+        print(json.dumps(requests, sort_keys=True))
         sys.exit(0)
     if arguments.document:
         problems = document_problems(document)

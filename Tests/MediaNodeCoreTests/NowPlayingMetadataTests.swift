@@ -56,7 +56,11 @@ struct NowPlayingMetadataTests {
         // Chapters come from the item's own list, where the audio is, not from userInfo.
         #expect(metadata.chapterNumber == nil && metadata.chapterCount == nil)
         #expect(metadata.albumTrackNumber == nil, "text that is no number is ignored")
-        #expect(NowPlayingMetadata.userInfoKeys.contains("genre"))
+        // What the catalog writes into userInfo comes back whole.
+        let written = NowPlayingMetadata(genre: "Jazz", releaseDate: "1959", composer: "Davis", albumTrackNumber: 2,
+                                         albumTrackCount: 5, discNumber: 1, discCount: 1)
+        #expect(written.userInfo.count == NowPlayingMetadata.UserInfoKey.allCases.count)
+        #expect(NowPlayingMetadata(item: QueueItem(identifier: "t:2", uri: "file:///b.flac", userInfo: written.userInfo)) == written)
     }
 
     @Test("a live stream's ICY title \"Artist - Title\" replaces the station's title and artist")

@@ -75,15 +75,24 @@ struct DocumentationTests {
     func topics() throws {
         let spans = Set(MarkdownPage.codeSpans(in: try MarkdownPage("topics.md").text))
         let layout = TopicLayout(prefix: "P")
-        let topics = [
-            layout.status, layout.info, layout.commands, layout.nowPlaying, layout.queue, layout.result, layout.events,
-            layout.context, layout.contentTree, layout.command("<command>"), layout.artwork("<key>"),
-            layout.nowPlayingArtwork, layout.metrics,
-        ]
+        // Commands and pictures are one level below their leaf.
+        let topics = TopicLeaf.allCases.filter { $0 != .command && $0 != .artwork }.map(layout.topic)
+            + [layout.command("<command>"), layout.artwork("<key>")]
         for topic in topics {
             #expect(spans.contains(topic), "\(topic) is not in topics.md")
         }
         #expect(spans.contains { $0.hasPrefix(layout.contentTree + "/") }, "the deeper tree nodes' topics are not in topics.md")
+    }
+
+    @Test("topics.md's events table and asyncapi.yaml's Event schema name exactly the node's event types")
+    func eventTypes() throws {
+        let rows = try MarkdownPage("topics.md").section("### Events on `P/events`").tableRows
+        let documented = Set(rows.compactMap { MarkdownPage.codeSpans(in: $0.first ?? "").first })
+        let types = Set(NodeEvent.allCases.map(\.rawValue))
+        #expect(documented == types)
+        let yaml = try MarkdownPage("asyncapi.yaml").text
+        let schema = try #require(yaml.firstMatch(of: /\n    Event:\n([\s\S]*?)\n    [A-Za-z]+:\n/)?.output.1)
+        #expect(Set(schema.matches(of: /\n            const: (\w+)/).map { String($0.output.1) }) == types)
     }
 
     @Test("P/info, as a running node publishes it, has exactly the members its row in topics.md names")
@@ -109,6 +118,35 @@ struct DocumentationTests {
         let rows = try MarkdownPage("README.md").section("## Running it").tableRows
         let documented = Set(rows.flatMap { Self.flags(in: $0.first ?? "") })
         #expect(documented == accepted)
+    }
+
+    /// The help texts interpolate the constants the node falls back to; the README restates them for readers,
+    /// so each default `medianode run --help` names must be in that flag's row.
+    @Test("the README's flag table gives each default `medianode run --help` gives")
+    func readmeFlagDefaults() async throws {
+        let help = try await ToolRun.capture(NodeProcess.binaryPath, ["run", "--help"])
+        // An option's text starts on a line indented by two spaces and runs on lines indented further.
+        var options: [String] = []
+        for line in help.output.split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("  --") {
+                options.append(String(text.dropFirst(2)))
+            } else if !options.isEmpty {
+                options[options.count - 1] += " " + text
+            }
+        }
+        let rows = try MarkdownPage("README.md").section("## Running it").tableRows
+        var checked = 0
+        for option in options {
+            guard let flag = option.split(separator: " ").first,
+                  let value = option.firstMatch(of: /\(default ([^ ),:]+)/)?.output.1 else { continue }
+            let row = try #require(rows.first { Self.flags(in: $0.first ?? "").contains("--\(flag)") }, "--\(flag)")
+            let words = Set(row.joined(separator: " ").replacing("`", with: "")
+                .split { $0 == " " || $0 == "," || $0 == ";" || $0 == "(" || $0 == ")" }.map(String.init))
+            #expect(words.contains(String(value)), "--\(flag): --help says default \(value), the README: \(row.last ?? "")")
+            checked += 1
+        }
+        #expect(checked >= 15, "defaults read from --help: \(checked)")
     }
 
     @Test("the README's layout table names every target of Package.swift, and its diagram draws each")

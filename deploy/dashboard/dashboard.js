@@ -9,6 +9,38 @@
   // A reply slower than this is reported; playItem answers only once audio plays (up to 10 s).
   const replyTimeoutMs = { playItem: 15000 };
   const defaultReplyTimeoutMs = 5000;
+  // The topic leaves below are written from the node's TopicLeaf and NodeEvent by `medianode docs`: edit those, not these lines.
+  const leaves = Object.freeze({
+    status: 'status',
+    info: 'info',
+    commands: 'commands',
+    nowPlaying: 'nowplaying',
+    nowPlayingArtwork: 'nowplaying/artwork',
+    queue: 'queue',
+    volume: 'volume',
+    result: 'result',
+    events: 'events',
+    context: 'context',
+    metrics: 'metrics',
+    contentTree: 'content/tree',
+    command: 'cmd',
+    artwork: 'artwork',
+  });
+  const eventTypes = Object.freeze({
+    trackStarted: 'trackStarted',
+    trackEnded: 'trackEnded',
+    error: 'error',
+    catalogUpdated: 'catalogUpdated',
+    connectivity: 'connectivity',
+    downloadFinished: 'downloadFinished',
+    downloadFailed: 'downloadFailed',
+    announcementStarted: 'announcementStarted',
+    announcementFinished: 'announcementFinished',
+    audioFocus: 'audioFocus',
+    outputLost: 'outputLost',
+    outputRestored: 'outputRestored',
+  });
+  // End of the topic leaves written by `medianode docs`.
 
   const fleet = {
     pattern: params.get('prefix') || localStorage.getItem('medianode.pattern') || 'medianode/+',
@@ -89,7 +121,7 @@
   }
 
   /// The leaves of each node the fleet view follows: its status, now playing and health (P/metrics).
-  const fleetLeaves = ['status', 'nowplaying', 'metrics'];
+  const fleetLeaves = [leaves.status, leaves.nowPlaying, leaves.metrics];
 
   function fleetFilters() { return fleetLeaves.map((leaf) => fleet.pattern + '/' + leaf); }
 
@@ -124,7 +156,7 @@
     if (view) routeNode(topic, payload);
     const slash = topic.lastIndexOf('/');
     const prefix = topic.slice(0, slash), leaf = topic.slice(slash + 1);
-    if (leaf === 'metrics' && matches(fleet.pattern, prefix)) {
+    if (leaf === leaves.metrics && matches(fleet.pattern, prefix)) {
       // A late copy (a cluster member that lagged) never replaces a newer one: ISO 8601 UTC compares as text.
       const metrics = json(payload) || null, held = fleet.health.get(prefix);
       if (!metrics || !held || String(metrics.timestamp) >= String(held.timestamp)) fleet.health.set(prefix, metrics);
@@ -132,7 +164,7 @@
       if (fleet.nodes.has(prefix)) { fleet.dirty.add(prefix); scheduleFleet(); }
     } else if (fleetLeaves.includes(leaf) && matches(fleet.pattern, prefix)) {
       const node = fleet.nodes.get(prefix) || { status: null, nowPlaying: null, metrics: null, row: null };
-      if (leaf === 'status') node.status = payload.length ? text(payload) : null;
+      if (leaf === leaves.status) node.status = payload.length ? text(payload) : null;
       else node.nowPlaying = json(payload) || null;
       if (node.status === null && node.nowPlaying === null) {
         // Both cleared: the node is gone from this broker.
@@ -302,7 +334,7 @@
 
   function publishRequest(request) {
     request.sent = true;
-    client.publish(request.prefix + '/cmd/' + request.command, JSON.stringify(request.body), { qos: 1 }, (error) => {
+    client.publish(request.prefix + '/' + leaves.command + '/' + request.command, JSON.stringify(request.body), { qos: 1 }, (error) => {
       if (error) report('error', request.command + ': not sent: ' + error.message);
     });
   }
@@ -363,8 +395,8 @@
   // MARK: - Node view
 
   function nodeTopics(prefix) {
-    return ['status', 'nowplaying', 'commands', 'queue', 'volume', 'result', 'events', 'context']
-      .map((leaf) => prefix + '/' + leaf);
+    return [leaves.status, leaves.nowPlaying, leaves.commands, leaves.queue, leaves.volume, leaves.result, leaves.events,
+      leaves.context].map((leaf) => prefix + '/' + leaf);
   }
 
   function subscribeNode(prefix) {
@@ -417,26 +449,26 @@
     if (!topic.startsWith(view.prefix + '/')) return;
     const leaf = topic.slice(view.prefix.length + 1);
     switch (leaf) {
-      case 'status': {
+      case leaves.status: {
         const badge = $('node-status');
         const status = payload.length ? text(payload) : 'unknown';
         badge.textContent = status;
         badge.className = 'badge ' + status;
         break;
       }
-      case 'nowplaying': view.nowPlaying = json(payload) || { state: 'stopped' }; renderNowPlaying(); break;
-      case 'commands': view.commands = json(payload) || {}; renderCommands(); break;
-      case 'volume': view.volume = json(payload) || null; renderVolume(); break;
-      case 'queue': view.queue = json(payload) || null; renderQueue(); break;
-      case 'context': view.context = json(payload) || {}; renderLimits(); break;
-      case 'result': onReply(json(payload)); break;
-      case 'events': {
+      case leaves.nowPlaying: view.nowPlaying = json(payload) || { state: 'stopped' }; renderNowPlaying(); break;
+      case leaves.commands: view.commands = json(payload) || {}; renderCommands(); break;
+      case leaves.volume: view.volume = json(payload) || null; renderVolume(); break;
+      case leaves.queue: view.queue = json(payload) || null; renderQueue(); break;
+      case leaves.context: view.context = json(payload) || {}; renderLimits(); break;
+      case leaves.result: onReply(json(payload)); break;
+      case leaves.events: {
         const event = json(payload);
         if (event && event.type) {
-          const announced = event.type === 'announcementStarted' || event.type === 'announcementFinished';
+          const announced = event.type === eventTypes.announcementStarted || event.type === eventTypes.announcementFinished;
           const detail = announced ? [event.reason, event.message].filter(Boolean).join(': ')
             : event.message || event.kind || event.identifier || '';
-          log(event.type === 'error' || event.type === 'downloadFailed' || event.reason === 'failed' ? 'error' : 'event',
+          log(event.type === eventTypes.error || event.type === eventTypes.downloadFailed || event.reason === 'failed' ? 'error' : 'event',
             'event ' + event.type + (detail ? ': ' + detail : ''));
           if (announced) onAnnouncementEvent(event);
         }
@@ -674,7 +706,7 @@
   function onAnnouncementEvent(event) {
     const id = String(event.announcementId || '');
     const known = view.announcements.get(id);
-    const finished = event.type === 'announcementFinished';
+    const finished = event.type === eventTypes.announcementFinished;
     const state = !finished ? 'started' : ['cancelled', 'failed'].includes(event.reason) ? event.reason : 'finished';
     remember(id, {
       label: known ? known.label : 'Announcement ' + id.slice(0, 8),
@@ -693,7 +725,7 @@
   // MARK: - Content tree
 
   function treeTopic(path) {
-    return view.prefix + '/content/tree' + path.map((i) => '/' + i).join('');
+    return view.prefix + '/' + leaves.contentTree + path.map((i) => '/' + i).join('');
   }
 
   function limits() {

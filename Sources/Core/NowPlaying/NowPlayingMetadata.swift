@@ -41,23 +41,40 @@ public struct NowPlayingMetadata: Sendable, Equatable {
         self.chapterTitle = chapterTitle
     }
 
-    /// What the catalog knows about a queue item: its own fields, plus the keys of `userInfoKeys`
-    /// found in `userInfo` (the queue item has no dedicated fields for them). The chapter keys depend on
-    /// where the audio is: see `NowPlayingInfo(snapshot:...)`.
-    public init(item: QueueItem) {
-        let info = item.userInfo
-        func number(_ key: String) -> Int? { info[key].flatMap { Int($0) } }
-        self.init(
-            title: item.title, artist: item.artist, albumTitle: item.albumTitle, genre: info["genre"],
-            releaseDate: info["releaseDate"], composer: info["composer"],
-            albumTrackNumber: number("albumTrackNumber"), albumTrackCount: number("albumTrackCount"),
-            discNumber: number("discNumber"), discCount: number("discCount"))
+    /// The now-playing keys a queue item has no field for, carried in its `userInfo` under their now-playing
+    /// names: `userInfo` writes them, `init(item:)` reads them.
+    public enum UserInfoKey: String, CaseIterable, Sendable {
+        case genre, releaseDate, composer, albumTrackNumber, albumTrackCount, discNumber, discCount
     }
 
-    /// The `QueueItem.userInfo` keys `init(item:)` reads, named after their now-playing keys.
-    public static let userInfoKeys: Set<String> = [
-        "genre", "releaseDate", "composer", "albumTrackNumber", "albumTrackCount", "discNumber", "discCount",
-    ]
+    /// What the catalog knows about a queue item: its own fields, plus the `UserInfoKey`s found in its
+    /// `userInfo`. The chapter keys depend on where the audio is: see `NowPlayingInfo(snapshot:...)`.
+    public init(item: QueueItem) {
+        func text(_ key: UserInfoKey) -> String? { item.userInfo[key.rawValue] }
+        func number(_ key: UserInfoKey) -> Int? { text(key).flatMap { Int($0) } }
+        self.init(
+            title: item.title, artist: item.artist, albumTitle: item.albumTitle, genre: text(.genre),
+            releaseDate: text(.releaseDate), composer: text(.composer),
+            albumTrackNumber: number(.albumTrackNumber), albumTrackCount: number(.albumTrackCount),
+            discNumber: number(.discNumber), discCount: number(.discCount))
+    }
+
+    /// The values of the `UserInfoKey`s this metadata has, as a queue item's `userInfo` carries them.
+    public var userInfo: [String: String] {
+        var info: [String: String] = [:]
+        for key in UserInfoKey.allCases {
+            info[key.rawValue] = switch key {
+            case .genre: genre
+            case .releaseDate: releaseDate
+            case .composer: composer
+            case .albumTrackNumber: albumTrackNumber.map(String.init)
+            case .albumTrackCount: albumTrackCount.map(String.init)
+            case .discNumber: discNumber.map(String.init)
+            case .discCount: discCount.map(String.init)
+            }
+        }
+        return info
+    }
 
     /// What the stream reported (GStreamer tag messages, ICY metadata).
     public init(tags: StreamTags) {

@@ -40,11 +40,19 @@ public struct CommandDocumentation: Sendable, Equatable {
     /// Fields of which a request carries exactly one (playItem's identifier, indexPath or url): the schema
     /// is one object per field.
     public var exactlyOneOf: [String]
+    /// Fields of which a request carries at least one, when the schema cannot say which go together (the
+    /// sleep timer's minutes, endOfItem or cancel): the decoder refuses the rest, and `request` says how.
+    public var atLeastOneOf: [String]
+    /// asyncapi.yaml's description of the request, where its fields do not say it alone.
+    public var request: String?
 
-    public init(payload: String, summary: String, exactlyOneOf: [String] = []) {
+    public init(payload: String, summary: String, exactlyOneOf: [String] = [], atLeastOneOf: [String] = [],
+                request: String? = nil) {
         self.payload = payload
         self.summary = summary
         self.exactlyOneOf = exactlyOneOf
+        self.atLeastOneOf = atLeastOneOf
+        self.request = request
     }
 }
 

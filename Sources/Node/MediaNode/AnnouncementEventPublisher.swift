@@ -5,14 +5,12 @@ import MediaJSON
 struct AnnouncementEventPublisher: AnnouncementEvents {
     let events: EventPublisher
 
-    private func publish(_ event: JSONValue) { events.publish(event) }
-
     func announcementStarted(id: String) {
-        publish(["type": "announcementStarted", "announcementId": .string(id)])
+        events.publish(.announcementStarted, ["announcementId": .string(id)])
     }
 
     func announcementFinished(id: String, reason: AnnouncementEnd) {
-        var event: [String: JSONValue] = ["type": "announcementFinished", "announcementId": .string(id)]
+        var event: [String: JSONValue] = ["announcementId": .string(id)]
         switch reason {
         case .finished: event["reason"] = "finished"
         case .cancelled: event["reason"] = "cancelled"
@@ -20,6 +18,6 @@ struct AnnouncementEventPublisher: AnnouncementEvents {
             event["reason"] = "failed"
             event["message"] = .string(message)
         }
-        publish(.object(event))
+        events.publish(.announcementFinished, event)
     }
 }

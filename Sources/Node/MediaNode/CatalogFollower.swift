@@ -12,7 +12,7 @@ struct CatalogFollower: CatalogObserver {
     let logger: Logger
 
     func waitUntilStarted() async { await started.wait() }
-    func publishEvent(_ event: JSONValue) { events.publish(event) }
+    func publishEvent(_ type: NodeEvent, _ fields: [String: JSONValue]) { events.publish(type, fields) }
     func refreshCatalogSummary() async { await info.refreshCatalogSummary() }
 
     func setSectionStatus(_ reason: EmptyRootReason, for section: String) async {

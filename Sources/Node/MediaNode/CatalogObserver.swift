@@ -6,7 +6,7 @@ public protocol CatalogObserver: Sendable {
     /// Returns once the initial state is out: checking and refreshing the cache before would slow the start.
     func waitUntilStarted() async
     /// Publishes a non-retained event on `P/events`.
-    func publishEvent(_ event: JSONValue)
+    func publishEvent(_ type: NodeEvent, _ fields: [String: JSONValue])
     /// Rereads the catalog's counts for `P/info`.
     func refreshCatalogSummary() async
     /// Says why a section is empty (S25).

@@ -47,7 +47,7 @@ public struct CatalogService: Service {
                 providers.append(try RemoteCatalogProvider(location: location, fetcher: probe, policy: settings.policy))
             } catch {
                 logger.error("ignoring --catalog \(location): \(error)")
-                node.publishEvent(["type": "error", "source": .string(location), "message": .string("\(error)")])
+                node.publishEvent(.error, ["source": .string(location), "message": .string("\(error)")])
             }
         }
         self.providers = providers
@@ -94,8 +94,8 @@ public struct CatalogService: Service {
     func verifyCatalog() async {
         guard let aside = await database.verifyIntegrity(), !Task.isCancelled else { return }
         await node.refreshCatalogSummary()
-        node.publishEvent([
-            "type": "error", "kind": "database", "movedTo": .string(aside),
+        node.publishEvent(.error, [
+            "kind": "database", "movedTo": .string(aside),
             "message": "the catalog cache failed its integrity check; it was moved aside and is rebuilt from the sources",
         ])
         await refreshAll()
@@ -122,7 +122,7 @@ public struct CatalogService: Service {
                         "source": "\(source.identifier)", "kind": "\(source.kind.rawValue)",
                         "location": "\(source.location)", "removedItems": "\(diff.removedItems)",
                     ])
-                node.publishEvent(Self.updatedEvent(source, diff))
+                node.publishEvent(.catalogUpdated, Self.updatedEvent(source, diff))
             }
             if !removed.isEmpty { await node.refreshCatalogSummary() }
         } catch is CancellationError {
@@ -157,14 +157,14 @@ public struct CatalogService: Service {
         }
         switch report {
         case let .updated(diff):
-            node.publishEvent(Self.updatedEvent(source, diff))
+            node.publishEvent(.catalogUpdated, Self.updatedEvent(source, diff))
             await node.refreshCatalogSummary()
         case .unchanged:
             break
         case let .failed(message):
             let failures = (try? await database.syncState(for: source.identifier).consecutiveFailures) ?? 0
-            node.publishEvent([
-                "type": "error", "source": .string(source.identifier), "kind": .string(source.kind.rawValue),
+            node.publishEvent(.error, [
+                "source": .string(source.identifier), "kind": .string(source.kind.rawValue),
                 "location": .string(source.location), "message": .string(message),
                 "consecutiveFailures": .number(Double(failures)), "keptPreviousContent": true,
             ])
@@ -176,9 +176,10 @@ public struct CatalogService: Service {
         return report
     }
 
-    static func updatedEvent(_ source: CatalogSource, _ diff: CatalogDiff) -> JSONValue {
+    /// `catalogUpdated`'s fields.
+    static func updatedEvent(_ source: CatalogSource, _ diff: CatalogDiff) -> [String: JSONValue] {
         [
-            "type": "catalogUpdated", "source": .string(source.identifier), "kind": .string(source.kind.rawValue),
+            "source": .string(source.identifier), "kind": .string(source.kind.rawValue),
             "location": .string(source.location), "addedItems": .number(Double(diff.addedItems)),
             "removedItems": .number(Double(diff.removedItems)), "updatedItems": .number(Double(diff.updatedItems)),
             "addedContainers": .number(Double(diff.addedContainers.count)),
@@ -206,8 +207,8 @@ public struct CatalogService: Service {
     func reportConnectivity(of source: CatalogSource, url: URL) async {
         guard let online = probe.lastOutcome(for: url), probe.markReported(online, for: url) else { return }
         logger.info("catalog source \(online ? "reachable" : "unreachable")", metadata: ["location": "\(url)"])
-        node.publishEvent([
-            "type": "connectivity", "online": .bool(online), "source": .string(source.identifier),
+        node.publishEvent(.connectivity, [
+            "online": .bool(online), "source": .string(source.identifier),
             "location": .string(source.location),
         ])
     }

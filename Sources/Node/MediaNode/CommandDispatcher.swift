@@ -141,7 +141,7 @@ struct CommandDispatcher: CommandAnswering {
     func handleContext(_ payload: [UInt8]) async {
         if case let .refused(reply) = CommandRequest.decode(name: "context", payload: payload) {
             logger.warning("ignored a malformed context message: \(reply.result.message ?? "")")
-            events.publish(["type": "error", "message": .string("context: \(reply.result.message ?? "")")])
+            events.publish(.error, ["message": .string("context: \(reply.result.message ?? "")")])
             return
         }
         await context.apply(payload)

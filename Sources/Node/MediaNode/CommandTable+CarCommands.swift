@@ -74,7 +74,9 @@ extension CommandTable {
         ],
         documentation: .init(
             payload: "exactly one of `url` (`file://`, `http://` or `https://`), `identifier` (a playable item) or `text` (with optional `lang`, e.g. `\"en\"`, `\"de\"`); optional `mode` (`duck`, the default, or `pause`) and `volume` (0...1, default the listener's `volume`); or `cancel: true` alone. Success once accepted, with `data` `{\"announcementId\": \"...\"}` (see Announcements)",
-            summary: "Plays a clip (a URL, a catalog item or spoken text) over the music, which ducks or pauses under it and comes back after the last one; or cancels them. Version 1.2."),
+            summary: "Plays a clip (a URL, a catalog item or spoken text) over the music, which ducks or pauses under it and comes back after the last one; or cancels them. Version 1.2.",
+            atLeastOneOf: ["url", "identifier", "text", "cancel"],
+            request: "Exactly one of url, identifier, text; or cancel alone. The reply's data: {\"announcementId\": \"...\"} (with cancel: {\"cancelled\": n})."),
         parameters: { ["textToSpeech": .bool($0.textToSpeech), "maxWaiting": .number(Double(Announcement.maximumWaiting))] }
     ) { fields, _ in
         // Every field is checked whatever the others say, as for every command.

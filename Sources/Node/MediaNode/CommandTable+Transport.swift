@@ -59,14 +59,19 @@ extension CommandTable {
     static let setSleepTimer: Entry = RemoteCommand<SleepTimerRequest>(
         "setSleepTimer", availability: .withItem,
         fields: [
-            .init("minutes", .number, schema: ["exclusiveMinimum": 0, "maximum": 1440]),
-            .init("endOfItem", .bool, schema: ["const": true]),
-            .init("fadeOut", .number, schema: ["minimum": 0, "maximum": 60, "default": 10]),
-            .init("cancel", .bool, schema: ["const": true]),
+            .init("minutes", .number, schema: ["exclusiveMinimum": 0, "maximum": 1440, "description": "Pause this many minutes from now."]),
+            .init("endOfItem", .bool, schema: ["const": true, "description": "Pause when the item playing ends, at the next item's start."]),
+            .init("fadeOut", .number, schema: [
+                "minimum": 0, "maximum": 60, "default": .number(SleepTimerRequest.defaultFadeOut),
+                "description": "Seconds over which the music fades out before it pauses.",
+            ]),
+            .init("cancel", .bool, schema: ["const": true, "description": "Takes back the timer set before; comes alone."]),
         ],
         documentation: .init(
             payload: "exactly one of `minutes` (more than 0, at most 1440) or `endOfItem: true`, with optional `fadeOut` (seconds 0...60, default 10); or `cancel: true` alone. A MediaNode addition (see \"Sleep timer\")",
-            summary: "Fades the music out and pauses it after some minutes or at the end of the item playing; cancel takes it back. Shown in now playing as sleepTimer. A MediaNode addition.")
+            summary: "Fades the music out and pauses it after some minutes or at the end of the item playing; cancel takes it back. Shown in now playing as sleepTimer. A MediaNode addition.",
+            atLeastOneOf: ["minutes", "endOfItem", "cancel"],
+            request: "Exactly one of minutes, endOfItem or cancel (the node refuses more than one, saying which).")
     ) { fields, _ in
         let minutes = try fields.optionalNumber("minutes")
         let endOfItem = try fields.optionalBool("endOfItem")

@@ -31,7 +31,7 @@ struct ContextFollower: Sendable {
             _ = try await content.manager.setLimits(limits)
         } catch {
             logger.warning("ignored a context message: \(error)")
-            events.publish(["type": "error", "message": .string("context: \(error)")])
+            events.publish(.error, ["message": .string("context: \(error)")])
         }
     }
 }

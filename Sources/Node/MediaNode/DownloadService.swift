@@ -107,10 +107,10 @@ struct DownloadService: Service {
         case let .finished(identifier, bytes):
             metrics.finished.increment()
             metrics.bytes.increment(by: Int64(bytes))
-            events.publish(["type": "downloadFinished", "identifier": .string(identifier), "bytes": .number(Double(bytes))])
+            events.publish(.downloadFinished, ["identifier": .string(identifier), "bytes": .number(Double(bytes))])
         case let .failed(identifier, message):
             metrics.failed.increment()
-            events.publish(["type": "downloadFailed", "identifier": .string(identifier), "message": .string(message)])
+            events.publish(.downloadFailed, ["identifier": .string(identifier), "message": .string(message)])
         }
     }
 }

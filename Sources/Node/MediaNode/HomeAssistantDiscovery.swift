@@ -43,7 +43,7 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
 
     /// Where Home Assistant says it (re)started: its default birth topic, and the one under this prefix.
     public var birthTopics: [String] {
-        Array(Set(["homeassistant/status", "\(prefix)/status"])).sorted()
+        Array(Set(["\(Self.defaultPrefix)/status", "\(prefix)/status"])).sorted()
     }
 
     /// Whether `topic` has the shape of a device discovery topic, under any prefix: the node clears one
@@ -54,7 +54,7 @@ public struct HomeAssistantDiscovery: Sendable, Equatable {
     }
 
     /// The volume topic of contract 1.1 (built by the volume commands).
-    var volumeTopic: String { "\(topics.prefix)/volume" }
+    var volumeTopic: String { topics.volume }
 
     /// The discovery payload.
     public var document: JSONValue {

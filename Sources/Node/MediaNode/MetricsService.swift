@@ -32,8 +32,6 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
     private let errors: Counter
     /// Since when the audio plays, while it does.
     private let playingSince = Mutex<ContinuousClock.Instant?>(nil)
-    /// Intervals between quantile updates when only the scrape asks for them.
-    static let defaultInterval = Duration.seconds(60)
 
     init(backend: NodeMetricsBackend, settings: MetricsSettings, retained: RetainedPublisher, topic: String,
          ready: Latch, catalogFile: String?, logger: Logger) {
@@ -56,7 +54,7 @@ final class MetricsService: Service, MetricsRecording, PlaybackObserver {
         defer { listener?.stop() }
         await cancelWhenGracefulShutdown { [self] in
             await ready.wait()
-            let interval = settings.interval ?? Self.defaultInterval
+            let interval = settings.interval ?? MetricsSettings.defaultInterval
             if settings.interval != nil { mark() }
             while !Task.isCancelled {
                 do { try await Task.sleep(for: interval) } catch { break }

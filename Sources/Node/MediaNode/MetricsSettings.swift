@@ -5,6 +5,10 @@ public struct MetricsSettings: Sendable, Equatable {
     /// `HOST:PORT` to serve the Prometheus text on; nil serves none.
     public var listen: String?
 
+    /// The daemon's `--metrics-interval` unless given, and how often quantiles are updated when only the
+    /// Prometheus scrape asks for them.
+    public static let defaultInterval = Duration.seconds(60)
+
     public init(interval: Duration? = nil, listen: String? = nil) {
         self.interval = interval
         self.listen = listen

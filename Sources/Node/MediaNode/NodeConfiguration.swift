@@ -37,7 +37,7 @@ public struct NodeConfiguration: Sendable {
     /// The downloads folder, quota and automatic downloads.
     public var downloads = DownloadSettings()
     /// What a start does with the play state the last run saved.
-    public var resume = ResumeMode.paused
+    public var resume = NodeConfiguration.defaultResume
     /// `--speed-volume`: decibels of output gain per 100 km/h of `vehicleSpeed`; 0 is off.
     public var speedVolume = 0.0
     /// `--loudness-target`: the loudness every item plays at, LUFS; nil (`off`) plays every file as it is.
@@ -52,13 +52,19 @@ public struct NodeConfiguration: Sendable {
     /// Where the pictures MPRIS clients read by `mpris:artUrl` go; nil: under `$XDG_RUNTIME_DIR`.
     public var mprisArtworkDirectory: String?
 
+    /// Defaults the initializer and the daemon's flags share, each said once here.
+    public static let defaultFailbackInterval = Duration.seconds(30)
+    public static let defaultArtworkSize = 600
+    public static let defaultProtocolVersion = MQTTProtocolVersion.v5
+    public static let defaultResume = ResumeMode.paused
+
     public init(
         broker: BrokerURL = BrokerURL(host: "127.0.0.1"), fallbackBrokers: [BrokerURL] = [],
-        failbackInterval: Duration = .seconds(30), nodeID: String, prefix: String? = nil,
-        protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSConfiguration = .init(), libraries: [String] = [],
+        failbackInterval: Duration = defaultFailbackInterval, nodeID: String, prefix: String? = nil,
+        protocolVersion: MQTTProtocolVersion = defaultProtocolVersion, tls: MQTTTLSConfiguration = .init(), libraries: [String] = [],
         catalogs: [String] = [], databasePath: String, audioSink: String = "auto",
         maximumPayload: Int = CommandRequest.defaultMaximumPayload, capabilities: CommandCapabilities = .init(),
-        keepAlive: Int = 30, artworkSize: Int = 600, artworkTimeout: Duration = .seconds(8),
+        keepAlive: Int = 30, artworkSize: Int = defaultArtworkSize, artworkTimeout: Duration = .seconds(8),
         content: ContentSettings = .init(), replyDeadline: Duration = .seconds(4), homeAssistantPrefix: String? = nil
     ) {
         self.broker = broker

@@ -1,6 +1,7 @@
 import CatalogStore
 import ContentTree
 import Downloads
+import NowPlaying
 import Playback
 
 /// Turns catalog items into the queue items the controller plays: the content commands and the resume
@@ -60,15 +61,12 @@ struct QueueItemMaker: Sendable {
         downloads?.localFile(for: item.identifier)?.absoluteString ?? item.uri ?? ""
     }
 
-    /// The catalog's now-playing keys a queue item has no field for, under the names
-    /// `NowPlayingMetadata(item:)` reads: without them a stream's tags could not be merged with them, and a
-    /// radio station's genre would vanish.
+    /// The catalog's now-playing keys a queue item has no field for (`NowPlayingMetadata.UserInfoKey`):
+    /// without them a stream's tags could not be merged with them, and a radio station's genre would vanish.
     static func nowPlayingUserInfo(_ item: ContentItem) -> [String: String] {
-        let entries: [(String, String?)] = [
-            ("genre", item.genre), ("releaseDate", item.releaseDate), ("composer", item.composer),
-            ("albumTrackNumber", item.trackNumber.map(String.init)), ("albumTrackCount", item.trackCount.map(String.init)),
-            ("discNumber", item.discNumber.map(String.init)), ("discCount", item.discCount.map(String.init)),
-        ]
-        return Dictionary(uniqueKeysWithValues: entries.compactMap { key, value in value.map { (key, $0) } })
+        NowPlayingMetadata(
+            genre: item.genre, releaseDate: item.releaseDate, composer: item.composer, albumTrackNumber: item.trackNumber,
+            albumTrackCount: item.trackCount, discNumber: item.discNumber, discCount: item.discCount
+        ).userInfo
     }
 }

@@ -6,27 +6,30 @@ public struct TopicLayout: Sendable, Equatable {
 
     public init(prefix: String) {
         self.prefix = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
-        commandHead = Array("\(self.prefix)/cmd/".utf8)
+        commandHead = Array("\(self.prefix)/\(TopicLeaf.command.rawValue)/".utf8)
     }
 
-    public var status: String { "\(prefix)/status" }
-    public var info: String { "\(prefix)/info" }
-    public var commands: String { "\(prefix)/commands" }
-    public var nowPlaying: String { "\(prefix)/nowplaying" }
+    /// `P/<leaf>`.
+    public func topic(_ leaf: TopicLeaf) -> String { "\(prefix)/\(leaf.rawValue)" }
+
+    public var status: String { topic(.status) }
+    public var info: String { topic(.info) }
+    public var commands: String { topic(.commands) }
+    public var nowPlaying: String { topic(.nowPlaying) }
     /// `P/nowplaying/artwork`: the playing item's picture itself, empty when it has none, so a reader
     /// that cannot follow now playing's `artwork.topic` (Home Assistant's image) still shows it.
-    public var nowPlayingArtwork: String { "\(prefix)/nowplaying/artwork" }
-    public var queue: String { "\(prefix)/queue" }
-    public var volume: String { "\(prefix)/volume" }
-    public var result: String { "\(prefix)/result" }
-    public var events: String { "\(prefix)/events" }
-    public var context: String { "\(prefix)/context" }
-    public var metrics: String { "\(prefix)/metrics" }
-    public var commandFilter: String { "\(prefix)/cmd/+" }
-    public var contentTree: String { "\(prefix)/content/tree" }
+    public var nowPlayingArtwork: String { topic(.nowPlayingArtwork) }
+    public var queue: String { topic(.queue) }
+    public var volume: String { topic(.volume) }
+    public var result: String { topic(.result) }
+    public var events: String { topic(.events) }
+    public var context: String { topic(.context) }
+    public var metrics: String { topic(.metrics) }
+    public var commandFilter: String { command("+") }
+    public var contentTree: String { topic(.contentTree) }
 
-    public func command(_ name: String) -> String { "\(prefix)/cmd/\(name)" }
-    public func artwork(_ key: String) -> String { "\(prefix)/artwork/\(key)" }
+    public func command(_ name: String) -> String { "\(topic(.command))/\(name)" }
+    public func artwork(_ key: String) -> String { "\(topic(.artwork))/\(key)" }
 
     /// The tree node topic for an index path; the root is `P/content/tree`.
     public func contentTree(_ indexPath: [Int]) -> String {

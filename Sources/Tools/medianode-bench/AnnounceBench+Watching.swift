@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import MQTTTransport
 import MediaJSON
+import MediaNode
 import Synchronization
 
 // MARK: - Watching
@@ -46,11 +47,11 @@ final class EventClock: @unchecked Sendable {
     }
 
     /// Blocks until the event `type` about `id` has arrived; its arrival time, or nil after `timeout` s.
-    func wait(for type: String, id: String, timeout: Double) -> Int64? {
+    func wait(for type: NodeEvent, id: String, timeout: Double) -> Int64? {
         let deadline = DispatchTime.now() + timeout
         while true {
-            if let time = seen.times.withLock({ $0["\(type) \(id)"] }) { return time }
-            if arrived.wait(timeout: deadline) == .timedOut { return seen.times.withLock { $0["\(type) \(id)"] } }
+            if let time = seen.times.withLock({ $0["\(type.rawValue) \(id)"] }) { return time }
+            if arrived.wait(timeout: deadline) == .timedOut { return seen.times.withLock { $0["\(type.rawValue) \(id)"] } }
         }
     }
 }

@@ -127,8 +127,8 @@ struct AnnounceBench: AsyncParsableCommand {
         }
         times.start = start
         times.reply = reply
-        times.started = events.wait(for: "announcementStarted", id: id, timeout: 5)
-        if events.wait(for: "announcementFinished", id: id, timeout: clipSeconds + 10) == nil {
+        times.started = events.wait(for: .announcementStarted, id: id, timeout: 5)
+        if events.wait(for: .announcementFinished, id: id, timeout: clipSeconds + 10) == nil {
             print("warning: announcement \(id) did not finish")
         }
         return times

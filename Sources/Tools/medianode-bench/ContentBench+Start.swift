@@ -1,4 +1,5 @@
 import Foundation
+import MediaNode
 import MediaNodeFixtures
 
 // MARK: - Process start to the retained state
@@ -53,8 +54,8 @@ extension ContentBench {
         let start = clock.now
         try process.run()
         var marks: [String] = []
-        for (name, topic) in [("status", "\(prefix)/status"), ("commands", "\(prefix)/commands"),
-                              ("tree root", "\(prefix)/content/tree")] {
+        let layout = TopicLayout(prefix: prefix)
+        for (name, topic) in [("status", layout.status), ("commands", layout.commands), ("tree root", layout.contentTree)] {
             _ = try await watcher.first(timeout: .seconds(30)) { $0.topic == topic }
             marks.append(String(format: "%@ %.1f ms", name, Self.milliseconds(clock.now - start)))
         }

@@ -155,9 +155,10 @@ struct ContentBench: AsyncParsableCommand {
             box.withLock { $0 = max($0, message.payload.count) }
         }
         probe?.start()
-        // The command's reply topic: the prefix before "/cmd/", then "/result".
-        let prefix = topic.range(of: "/cmd/").map { String(topic[..<$0.lowerBound]) } ?? topic
-        try? probe?.subscribe(prefix + "/result", qos: 1)
+        // The command's reply topic: the prefix before its command leaf, then the result leaf.
+        let commandLeaf = "/\(TopicLeaf.command.rawValue)/"
+        let prefix = topic.range(of: commandLeaf).map { String(topic[..<$0.lowerBound]) } ?? topic
+        try? probe?.subscribe(TopicLayout(prefix: prefix).result, qos: 1)
         try? await Task.sleep(for: .milliseconds(300))
         _ = await onDedicatedThread { requester.measure(topic: topic, payload: body, count: 1) }
         try? await Task.sleep(for: .milliseconds(300))

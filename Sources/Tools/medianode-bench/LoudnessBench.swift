@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MediaNode
 import MediaNodeFixtures
 
 /// What loudness levelling costs: measuring a library, beside GStreamer's own ReplayGain analysis of the
@@ -143,7 +144,7 @@ extension LoudnessBench {
             node.waitUntilExit()
         }
         try await observer.waitUntil("the node's retained state") { observer.retainedStatePublished(page: "content/tree/0/1") }
-        try observer.client.publish(topic: "\(prefix)/cmd/playItem", payload: Array(#"{"indexPath":[0,1,0,0]}"#.utf8), qos: 1)
+        try observer.client.publish(topic: TopicLayout(prefix: prefix).command("playItem"), payload: Array(#"{"indexPath":[0,1,0,0]}"#.utf8), qos: 1)
         try await Task.sleep(for: .seconds(3))
         let before = processCPU(node.processIdentifier)
         try await Task.sleep(for: .seconds(seconds))

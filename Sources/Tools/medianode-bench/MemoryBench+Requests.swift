@@ -29,7 +29,7 @@ struct RequestMix: Sendable {
             for index in 0..<count {
                 if index >= inFlight, !observer.waitForReply(seconds: 15) { lost += 1 }
                 let (command, payload) = Self.request(&random, &hostile, paths: paths, identifiers: identifiers)
-                try? observer.client.publish(topic: "\(prefix)/cmd/\(command)", payload: payload, qos: 1)
+                try? observer.client.publish(topic: TopicLayout(prefix: prefix).command(command), payload: payload, qos: 1)
             }
             for _ in 0..<min(inFlight, count) where !observer.waitForReply(seconds: 15) { lost += 1 }
             return lost

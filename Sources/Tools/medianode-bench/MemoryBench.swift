@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import MediaNode
 #endif
 import MediaNodeFixtures
 
@@ -60,7 +61,7 @@ struct MemoryBench: AsyncParsableCommand {
         try read("medianode, idle \(idleSeconds) s later")
 
         let firstTrack = Array(#"{"indexPath":[0,1,0,0]}"#.utf8)
-        try observer.client.publish(topic: "\(Self.prefix)/cmd/playItem", payload: firstTrack, qos: 1)
+        try observer.client.publish(topic: TopicLayout(prefix: Self.prefix).command("playItem"), payload: firstTrack, qos: 1)
         try await observer.waitUntil("now playing") {
             let nowPlaying = observer.payload("nowplaying").flatMap {
                 try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
@@ -78,7 +79,7 @@ struct MemoryBench: AsyncParsableCommand {
         let seconds = (clock.now - started) / .seconds(1)
         try await Task.sleep(for: .seconds(2))
         try read("medianode, after \(requests) requests")
-        try observer.client.publish(topic: "\(Self.prefix)/cmd/stop", payload: [], qos: 1)
+        try observer.client.publish(topic: TopicLayout(prefix: Self.prefix).command("stop"), payload: [], qos: 1)
         try await Task.sleep(for: .seconds(3))
         try read("medianode, then stopped 3 s")
         let endFiles = MappedFiles(pid: pid)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MQTTTransport
+import MediaNode
 
 /// One plain client under the node's prefix: keeps every retained page of the content tree (to find what
 /// to browse and ask for) and counts the replies on P/result, so requests can be sent a few at a time.
@@ -21,7 +22,7 @@ final class MemoryObserver: @unchecked Sendable {
 
     init(brokerURL: String, prefix: String) throws {
         self.prefix = prefix
-        let result = "\(prefix)/result"
+        let result = TopicLayout(prefix: prefix).result
         let inbox = Inbox()
         self.inbox = inbox
         client = try MQTTClient(
@@ -72,7 +73,7 @@ final class MemoryObserver: @unchecked Sendable {
 
     /// Every index path and identifier on the retained tree pages.
     func tree() -> (paths: [[Int]], identifiers: [String]) {
-        let treeTopics = inbox.lock.withLock { inbox.topics.keys.filter { $0.hasPrefix("\(prefix)/content/tree") } }
+        let treeTopics = inbox.lock.withLock { inbox.topics.keys.filter { $0.hasPrefix(TopicLayout(prefix: prefix).contentTree) } }
         var paths: [[Int]] = []
         var identifiers: [String] = []
         for topic in treeTopics {

@@ -26,8 +26,8 @@ struct NowPlayingBench: AsyncParsableCommand {
     @Option(help: "nextTrack requests measured, for the node and for the floor.") var skips = 100
     @Option(help: "Repetitions of each artwork picture, for the node's processor and for the floor.") var pictures = 20
     @Option(name: .customLong("metrics-interval"),
-            help: "The node's P/metrics interval in seconds, as the daemon's flag (default 60; 0: none); steady playback then shows it.")
-    var metricsInterval = 60.0
+            help: "The node's P/metrics interval in seconds, as the daemon's flag (0: none); steady playback then shows it.")
+    var metricsInterval = Double(MetricsSettings.defaultInterval.components.seconds)
 
     func run() async throws {
         LoggingSystem.bootstrap { label in

@@ -3,6 +3,7 @@ import CatalogStore
 import Foundation
 import GRDB
 import MediaJSON
+import MediaNode
 import MediaNodeFixtures
 
 /// What resuming costs a start: the daemon started on a catalog whose saved play state holds a long queue,
@@ -106,10 +107,10 @@ struct ResumeBench: AsyncParsableCommand {
         let start = clock.now
         try process.run()
         _ = try await watcher.first(timeout: .seconds(60)) {
-            $0.topic == "\(prefix)/status" && String(decoding: $0.payload, as: UTF8.self) == "online"
+            $0.topic == TopicLayout(prefix: prefix).status && String(decoding: $0.payload, as: UTF8.self) == "online"
         }
         let toOnline = clock.now - start
-        let message = try await watcher.first(timeout: .seconds(60)) { $0.topic == "\(prefix)/nowplaying" }
+        let message = try await watcher.first(timeout: .seconds(60)) { $0.topic == TopicLayout(prefix: prefix).nowPlaying }
         let toNowPlaying = clock.now - start
         process.terminate()
         process.waitUntilExit()

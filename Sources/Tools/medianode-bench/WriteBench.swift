@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 #if canImport(Glibc)
 import Glibc
+import MediaNode
 #endif
 import MediaNodeFixtures
 import Playback
@@ -172,7 +173,7 @@ struct WriteRun {
         figures.start = try await quiet(written)
 
         var mix = WriteMix(length: length)
-        try observer.client.publish(topic: "\(WriteBench.prefix)/cmd/playItem", payload: Array(#"{"indexPath":[0,1,0,0]}"#.utf8), qos: 1)
+        try observer.client.publish(topic: TopicLayout(prefix: WriteBench.prefix).command("playItem"), payload: Array(#"{"indexPath":[0,1,0,0]}"#.utf8), qos: 1)
         guard await wait(observer) else { throw BenchError("no reply to playItem") }
         try await Task.sleep(for: .seconds(6))
         mix.isPlaying = true
@@ -240,7 +241,7 @@ struct WriteRun {
     }
 
     func send(_ command: (name: String, payload: String), _ observer: MemoryObserver) async throws {
-        try observer.client.publish(topic: "\(WriteBench.prefix)/cmd/\(command.name)", payload: Array(command.payload.utf8), qos: 1)
+        try observer.client.publish(topic: TopicLayout(prefix: WriteBench.prefix).command(command.name), payload: Array(command.payload.utf8), qos: 1)
         guard await wait(observer) else { throw BenchError("no reply to \(command.name) within 15 s") }
     }
 

@@ -21,10 +21,10 @@ struct MedianodeRig: AsyncParsableCommand {
     @Option(help: "Commands per second sent to each node.") var rate = 1.0
     @Option(help: "Topic prefix: node topics are under <prefix>/<node-id>.") var prefix = "rig"
     @Option(help: "Write the report as JSON to this file.") var json: String?
-    @Option(name: .customLong("mqtt-version"), help: "5 (default) or 3.1.1.") var mqttVersion = "5"
-    @Option(name: .customLong("log-level"), help: "The nodes' log level (default warning).") var logLevel = "warning"
+    @Option(name: .customLong("mqtt-version"), help: "5 or 3.1.1.") var mqttVersion = "5"
+    @Option(name: .customLong("log-level"), help: "The nodes' log level.") var logLevel = "warning"
     @Option(name: .customLong("metrics-interval"),
-            help: "Seconds between each node's P/metrics (default 0: none); the report then names stale nodes and sums the fleet's counters.")
+            help: "Seconds between each node's P/metrics (0: none); the report then names stale nodes and sums the fleet's counters.")
     var metricsInterval = 0.0
     @Option(name: .customLong("loop-threads"),
             help: "Threads that serve the nodes' MQTT connections (libmosquitto's external loop on epoll); 0: a thread per node, as a daemon has.")

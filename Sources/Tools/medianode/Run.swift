@@ -20,7 +20,7 @@ struct Run: AsyncParsableCommand {
     @Option(name: .customLong("broker-password-file"),
             help: "A file whose first line is the broker password, for each --broker that names a user and no password (mqtt://USER@host): keeps it off the command line, where every local user can read it. Refused when other users can read the file.")
     var brokerPasswordFile: String?
-    @Option(name: .customLong("failback-interval"), help: "While on any broker but the first, seconds between tries of the first (default 30).")
+    @Option(name: .customLong("failback-interval"), help: "While on any broker but the first, seconds between tries of the first (default \(wholeSeconds(NodeConfiguration.defaultFailbackInterval))).")
     var failbackInterval: Double?
     @Option(help: "Topic prefix (default medianode/<node-id>).")
     var prefix: String?
@@ -34,11 +34,11 @@ struct Run: AsyncParsableCommand {
     var database: String?
     @Option(name: .customLong("audio-sink"), help: "auto (the sound server when one answers, else the sound card), pulse, pulse:SINK, fake, wav:PATH, or a GStreamer sink description.")
     var audioSink: String?
-    @Option(name: .customLong("announcement-role"), help: "The media.role of announcements' streams on the sound server (default event).")
+    @Option(name: .customLong("announcement-role"), help: "The media.role of announcements' streams on the sound server (default \(GStreamerClipPlayer.defaultRole)).")
     var announcementRole: String?
-    @Option(name: .customLong("mqtt-version"), help: "5 (default) or 3.1.1.")
+    @Option(name: .customLong("mqtt-version"), help: "5 or 3.1.1 (default \(NodeConfiguration.defaultProtocolVersion.rawValue)).")
     var mqttVersion: String?
-    @Option(name: .customLong("max-payload"), help: "Largest accepted command payload in bytes (default 65536).")
+    @Option(name: .customLong("max-payload"), help: "Largest accepted command payload in bytes (default \(CommandRequest.defaultMaximumPayload)).")
     var maxPayload: Int?
     @Option(name: .customLong("ca-file"), help: "CA certificate file for mqtts://.")
     var caFile: String?
@@ -46,38 +46,38 @@ struct Run: AsyncParsableCommand {
     var certFile: String?
     @Option(name: .customLong("key-file"), help: "Client key for mqtts://.")
     var keyFile: String?
-    @Option(name: .customLong("artwork-size"), help: "Largest side of published artwork in pixels (default 600).")
+    @Option(name: .customLong("artwork-size"), help: "Largest side of published artwork in pixels (default \(NodeConfiguration.defaultArtworkSize)).")
     var artworkSize: Int?
-    @Option(name: .customLong("content-depth"), help: "Levels below the root of the content tree published at start (default 2).")
+    @Option(name: .customLong("content-depth"), help: "Levels below the root of the content tree published at start (default \(ContentSettings().publishedDepth)).")
     var contentDepth: Int?
-    @Option(name: .customLong("content-page-size"), help: "Children per published content tree node (default 100).")
+    @Option(name: .customLong("content-page-size"), help: "Children per published content tree node (default \(ContentSettings().pageSize)).")
     var contentPageSize: Int?
-    @Option(name: .customLong("progress-interval"), help: "Seconds between saves of the playing item's position (default 10).")
+    @Option(name: .customLong("progress-interval"), help: "Seconds between saves of the playing item's position (default \(wholeSeconds(ContentSettings().progressInterval))).")
     var progressInterval: Double?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
-    @Option(name: .customLong("catalog-refresh"), help: "Seconds between refreshes of each --catalog (default 1800).")
+    @Option(name: .customLong("catalog-refresh"), help: "Seconds between refreshes of each --catalog (default \(wholeSeconds(CatalogRefreshSettings().remoteInterval))).")
     var catalogRefresh: Int?
-    @Option(name: .customLong("library-rescan"), help: "Seconds between rescans of the --library folders (default 300).")
+    @Option(name: .customLong("library-rescan"), help: "Seconds between rescans of the --library folders (default \(wholeSeconds(CatalogRefreshSettings().localInterval))).")
     var libraryRescan: Int?
     @Option(name: .customLong("homeassistant"),
             help: "Publish Home Assistant MQTT discovery under this prefix (the flag alone: homeassistant).")
     var homeAssistant: String?
     @Option(name: .customLong("downloads-dir"), help: "Folder for downloaded episodes (default: downloads beside the database).")
     var downloadsDir: String?
-    @Option(name: .customLong("auto-download"), help: "Newest episodes of each podcast feed kept downloaded (default 3, 0: none).")
+    @Option(name: .customLong("auto-download"), help: "Newest episodes of each podcast feed kept downloaded (default \(DownloadSettings().autoDownload), 0: none).")
     var autoDownload: Int?
-    @Option(name: .customLong("downloads-quota"), help: "Bytes the downloaded copies may take (default 2 GiB).")
+    @Option(name: .customLong("downloads-quota"), help: "Bytes the downloaded copies may take (default \(DownloadSettings().quota >> 30) GiB).")
     var downloadsQuota: Int64?
-    @Option(help: "At start, the queue and place the last run saved: paused (default), playing (plays on if it was playing), or off (start stopped).")
+    @Option(help: "At start, the queue and place the last run saved: paused, playing (plays on if it was playing), or off (start stopped); default \(NodeConfiguration.defaultResume.rawValue).")
     var resume: String?
-    @Option(name: .customLong("speed-volume"), help: "Decibels of output gain per 100 km/h of vehicleSpeed in the context, at most +12 (default 0: off).")
+    @Option(name: .customLong("speed-volume"), help: "Decibels of output gain per 100 km/h of vehicleSpeed in the context, at most +\(Int(SpeedVolume.maximumGainDb)) (default 0: off).")
     var speedVolume: Double?
     /// Its value is negative: see `joiningNegativeNumbers`.
     @Option(name: .customLong("loudness-target"),
-            help: "The loudness every item plays at, in LUFS (default -18), from ReplayGain/R128 tags or the node's measurement; off plays every file as it is.")
+            help: "The loudness every item plays at, in LUFS (default \(Int(LoudnessLevelling.defaultTarget))), from ReplayGain/R128 tags or the node's measurement; off plays every file as it is.")
     var loudnessTarget: String?
-    @Option(name: .customLong("metrics-interval"), help: "Seconds between two health reports on P/metrics (default 60, 0: none).")
+    @Option(name: .customLong("metrics-interval"), help: "Seconds between two health reports on P/metrics (default \(wholeSeconds(MetricsSettings.defaultInterval)), 0: none).")
     var metricsInterval: Double?
     @Option(name: .customLong("metrics-listen"), help: "HOST:PORT to serve the same figures on as Prometheus text, at /metrics.")
     var metricsListen: String?
@@ -131,9 +131,9 @@ struct Run: AsyncParsableCommand {
             await transport.shutdown()
             throw error
         }
-        let refresh = CatalogRefreshSettings(
-            remoteInterval: .seconds(max(1, catalogRefresh ?? 1800)),
-            localInterval: .seconds(max(1, libraryRescan ?? 300)))
+        var refresh = CatalogRefreshSettings()
+        if let catalogRefresh { refresh.remoteInterval = .seconds(max(1, catalogRefresh)) }
+        if let libraryRescan { refresh.localInterval = .seconds(max(1, libraryRescan)) }
         let catalogService = CatalogService(
             node: node.catalogObserver, database: catalog, libraries: configuration.libraries, catalogs: configuration.catalogs,
             settings: refresh, tagReader: DiscovererTagReader())
@@ -160,9 +160,9 @@ struct Run: AsyncParsableCommand {
         guard Set(brokerURLs.map(\.usesTLS)).count == 1 else {
             throw ValidationError("--broker: give all brokers as mqtt:// or all as mqtts://, not a mix")
         }
-        let failback = failbackInterval ?? 30
+        let failback = failbackInterval ?? Double(NodeConfiguration.defaultFailbackInterval.components.seconds)
         guard failback > 0 else { throw ValidationError("--failback-interval must be positive") }
-        let versionText = mqttVersion ?? "5"
+        let versionText = mqttVersion ?? NodeConfiguration.defaultProtocolVersion.rawValue
         guard let version = MQTTProtocolVersion(rawValue: versionText == "3" ? "3.1.1" : versionText) else {
             throw ValidationError("--mqtt-version must be 5 or 3.1.1, not '\(versionText)'")
         }
@@ -204,7 +204,7 @@ struct Run: AsyncParsableCommand {
             databasePath: database ?? Self.defaultDatabasePath,
             audioSink: audioSink ?? "auto",
             maximumPayload: maximumPayload,
-            artworkSize: artworkSize ?? 600, content: content,
+            artworkSize: artworkSize ?? NodeConfiguration.defaultArtworkSize, content: content,
             homeAssistantPrefix: try homeAssistantPrefix())
         configuration.downloads.directory = downloadsDir
         configuration.downloads.autoDownload = autoDownload ?? configuration.downloads.autoDownload
@@ -222,7 +222,7 @@ struct Run: AsyncParsableCommand {
         }
         if let speedVolume {
             guard speedVolume.isFinite, speedVolume >= 0, speedVolume <= SpeedVolume.maximumGainDb else {
-                throw ValidationError("--speed-volume must be 0 to 12 dB per 100 km/h, not \(speedVolume)")
+                throw ValidationError("--speed-volume must be 0 to \(Int(SpeedVolume.maximumGainDb)) dB per 100 km/h, not \(speedVolume)")
             }
             configuration.speedVolume = speedVolume
         }
@@ -249,7 +249,7 @@ struct Run: AsyncParsableCommand {
 
     /// `--metrics-interval` (default 60 s, 0: off) and `--metrics-listen`.
     func metricsSettings() throws -> MetricsSettings {
-        let seconds = metricsInterval ?? 60
+        let seconds = metricsInterval ?? Double(MetricsSettings.defaultInterval.components.seconds)
         guard seconds >= 0, seconds.isFinite else { throw ValidationError("--metrics-interval must be 0 or more") }
         if let listen = metricsListen, MetricsSettings.hostAndPort(listen) == nil {
             throw ValidationError("--metrics-listen: '\(listen)' is not HOST:PORT (e.g. 127.0.0.1:9464)")
@@ -357,3 +357,6 @@ struct Run: AsyncParsableCommand {
         return state + "/medianode/catalog.sqlite"
     }
 }
+
+/// A default duration as the help shows it, in whole seconds.
+private func wholeSeconds(_ duration: Duration) -> Int64 { duration.components.seconds }
