@@ -38,6 +38,7 @@ public final class DBusDaemon: @unchecked Sendable {
     }
 
     deinit {
+        if let process = lock.withLock({ self.process }) { ChildDaemons.ended(process.processIdentifier) }
         if let process = lock.withLock({ self.process }), process.isRunning {
             Glibc.kill(process.processIdentifier, SIGKILL)
         }
@@ -59,6 +60,7 @@ public final class DBusDaemon: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         try process.run()
+        ChildDaemons.started(process.processIdentifier)
         lock.withLock { self.process = process }
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
@@ -75,7 +77,9 @@ public final class DBusDaemon: @unchecked Sendable {
             defer { self.process = nil }
             return self.process
         }
-        guard let process, process.isRunning else { return }
+        guard let process else { return }
+        ChildDaemons.ended(process.processIdentifier)
+        guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         await process.exited()
     }
@@ -86,6 +90,7 @@ public final class DBusDaemon: @unchecked Sendable {
             defer { self.process = nil }
             return self.process
         }
+        if let process { ChildDaemons.ended(process.processIdentifier) }
         if let process, process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
     }
 

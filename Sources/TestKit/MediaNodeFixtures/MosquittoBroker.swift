@@ -86,6 +86,7 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     deinit {
         // SIGKILL without waiting: Foundation reaps the child, and a deinit must not block a pool thread.
+        if let process = lock.withLock({ self.process }) { ChildDaemons.ended(process.processIdentifier) }
         if let process = lock.withLock({ self.process }), process.isRunning {
             Glibc.kill(process.processIdentifier, SIGKILL)
         }
@@ -115,6 +116,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        ChildDaemons.started(process.processIdentifier)
         lock.withLock { self.process = process }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
@@ -134,7 +136,9 @@ public final class MosquittoBroker: @unchecked Sendable {
             defer { self.process = nil }
             return self.process
         }
-        guard let process, process.isRunning else { return }
+        guard let process else { return }
+        ChildDaemons.ended(process.processIdentifier)
+        guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         await process.exited()
     }
@@ -157,6 +161,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             defer { self.process = nil }
             return self.process
         }
+        if let process { ChildDaemons.ended(process.processIdentifier) }
         if let process, process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
     }
 
