@@ -5,7 +5,8 @@ import Synchronization
 final class Latch: Sendable {
     private struct State {
         var isOpen = false
-        var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -20,8 +21,15 @@ final class Latch: Sendable {
     }
 
     /// Returns once open, or at once when the task is cancelled.
+    ///
+    /// An open latch is asked on every flush of the retained topics: that answer takes one lock. A waiter's
+    /// key is a number, not a UUID, which Foundation makes by opening and reading /dev/urandom.
     func wait() async {
-        let id = UUID()
+        guard let id = state.withLock({ state -> UInt64? in
+            guard !state.isOpen else { return nil }
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }) else { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let goOn = state.withLock { state in

@@ -8,7 +8,8 @@ import Synchronization
 final class ShownSnapshots: Sendable {
     private struct State {
         var shown: UInt64 = 0
-        var waiters: [UUID: (number: UInt64, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var waiters: [UInt64: (number: UInt64, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var nextWaiter: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -63,7 +64,10 @@ final class ShownSnapshots: Sendable {
 
     /// Returns once snapshot `number` is shown, or at once when the task is cancelled.
     private func wait(for number: UInt64) async {
-        let id = UUID()
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let goOn = state.withLock { state in
