@@ -1,4 +1,5 @@
 @testable import MediaNode
+import Synchronization
 import Testing
 
 /// The one task that ends many waits: each wait ends at its deadline, not before, and a cancelled one at once.
@@ -36,5 +37,36 @@ struct DeadlineSweepTests {
         await cancelled.value
         #expect(clock.now - cancelledAt < .seconds(10), "a 30 s wait ended by its cancel, not by its deadline")
         #expect(sweep.waiting == 0)
+    }
+
+    @Test("a call runs once, at its deadline and not before, and may ask for the next")
+    func calls() async {
+        let sweep = DeadlineSweep(tick: .milliseconds(20))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let times = await withCheckedContinuation { (done: CheckedContinuation<[Duration], Never>) in
+            let seen = Mutex<[Duration]>([])
+            @Sendable func look() {
+                let count = seen.withLock { seen in
+                    seen.append(clock.now - start)
+                    return seen.count
+                }
+                if count < 3 {
+                    sweep.call(at: start + .milliseconds(100 * (count + 1)), look)
+                } else {
+                    done.resume(returning: seen.withLock { $0 })
+                }
+            }
+            sweep.call(at: start + .milliseconds(100), look)
+        }
+        #expect(times.count == 3)
+        for (index, took) in times.enumerated() {
+            #expect(took >= .milliseconds(100 * (index + 1)), "call \(index) came early, after \(took)")
+        }
+        // The sweep stops once nothing is due: a later call starts it again.
+        let again = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+            sweep.call(at: clock.now) { done.resume(returning: true) }
+        }
+        #expect(again)
     }
 }

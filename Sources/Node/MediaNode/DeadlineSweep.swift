@@ -10,16 +10,27 @@ import Synchronization
 /// runs only while someone waits, so an idle node does not wake for it.
 final class DeadlineSweep: Sendable {
     static let shared = DeadlineSweep(tick: .milliseconds(20))
+    /// For watchdogs that look a few times a second (a reply's deadline of seconds): in a daemon it wakes
+    /// as their own quarter-second sleep did, and in a process of many nodes once for all of them.
+    static let coarse = DeadlineSweep(tick: .milliseconds(250))
 
     private struct Waiter {
         let deadline: ContinuousClock.Instant
         let continuation: CheckedContinuation<Void, Never>
     }
 
+    private struct Call {
+        let deadline: ContinuousClock.Instant
+        let body: @Sendable () -> Void
+    }
+
     private struct State {
         var waiters: [UInt64: Waiter] = [:]
+        var calls: [UInt64: Call] = [:]
         var nextID: UInt64 = 0
         var isSweeping = false
+
+        var isEmpty: Bool { waiters.isEmpty && calls.isEmpty }
     }
 
     let tick: Duration
@@ -51,6 +62,18 @@ final class DeadlineSweep: Sendable {
 
     func sleep(for duration: Duration) async { await sleep(until: .now + duration) }
 
+    /// Calls `body` on the sweep's task at `deadline` (up to a tick later): for a short look that needs no
+    /// task of its own, which would be woken, run and put to sleep again for every deadline.
+    func call(at deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) {
+        let startSweeping = state.withLock { state -> Bool in
+            state.nextID += 1
+            state.calls[state.nextID] = Call(deadline: deadline, body: body)
+            defer { state.isSweeping = true }
+            return !state.isSweeping
+        }
+        if startSweeping { sweep() }
+    }
+
     /// The waiters now, for tests.
     var waiting: Int { state.withLock { $0.waiters.count } }
 
@@ -59,15 +82,21 @@ final class DeadlineSweep: Sendable {
             var goOn = true
             while goOn {
                 try? await Task.sleep(for: tick)
-                let due: [CheckedContinuation<Void, Never>]
-                (due, goOn) = state.withLock { state in
+                let (due, calls) = state.withLock { state in
                     let now = ContinuousClock.now
                     let ids = state.waiters.compactMap { $0.value.deadline <= now ? $0.key : nil }
                     let due = ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
-                    if state.waiters.isEmpty { state.isSweeping = false }
-                    return (due, !state.waiters.isEmpty)
+                    let callIDs = state.calls.compactMap { $0.value.deadline <= now ? $0.key : nil }
+                    let calls = callIDs.sorted().compactMap { state.calls.removeValue(forKey: $0)?.body }
+                    return (due, calls)
                 }
                 for continuation in due { continuation.resume() }
+                for call in calls { call() }
+                // Decided after the calls: one may have asked for another.
+                goOn = state.withLock { state in
+                    if state.isEmpty { state.isSweeping = false }
+                    return !state.isEmpty
+                }
             }
         }
     }

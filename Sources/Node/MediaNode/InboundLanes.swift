@@ -50,33 +50,24 @@ final class InboundLanes: Sendable {
                     }
                 }
             }
-            await withDiscardingTaskGroup { group in
-                // A quarter of a second is fine grained enough next to a deadline of seconds, and costs
-                // nothing on a command's path (no timer per command); with nothing pending it sleeps, which
-                // matters to a process running many nodes.
-                group.addTask {
-                    for await _ in deadlines.becamePending {
-                        while !Task.isCancelled, !deadlines.isEmpty {
-                            try? await Task.sleep(for: .milliseconds(250))
-                            for entry in deadlines.expire(at: .now) { answerer.answerOverdue(entry, after: deadlines.limit) }
-                        }
-                    }
-                }
-                await withDiscardingTaskGroup { lanes in
-                    lanes.addTask(executorPreference: playbackExecutor) { [playbackMessages] in
-                        for await (ticket, message) in playbackMessages where deadlines.start(ticket) {
-                            await answerer.handle(message, settled: { deadlines.finish(ticket) })
-                        }
-                    }
-                    lanes.addTask { [contentMessages] in
-                        for await message in contentMessages {
-                            await answerer.handle(message, settled: { true })
-                            self.contentBacklog.withLock { $0 -= 1 }
-                        }
-                    }
-                }
-                group.cancelAll()
+            let limit = deadlines.limit
+            deadlines.watch { overdue in
+                for entry in overdue { answerer.answerOverdue(entry, after: limit) }
             }
+            await withDiscardingTaskGroup { lanes in
+                lanes.addTask(executorPreference: playbackExecutor) { [playbackMessages] in
+                    for await (ticket, message) in playbackMessages where deadlines.start(ticket) {
+                        await answerer.handle(message, settled: { deadlines.finish(ticket) })
+                    }
+                }
+                lanes.addTask { [contentMessages] in
+                    for await message in contentMessages {
+                        await answerer.handle(message, settled: { true })
+                        self.contentBacklog.withLock { $0 -= 1 }
+                    }
+                }
+            }
+            deadlines.finishWatching()
             // The lanes are done: nothing more is deferred, and the replies waiting end the loop above.
             later.finish()
         }

@@ -17,17 +17,24 @@ final class ReplyDeadlines: Sendable {
     }
 
     let limit: Duration
+    /// How often pending commands are looked at: fine grained enough next to a deadline of seconds.
+    static let lookInterval: Duration = .milliseconds(250)
     private let state = Mutex<(next: UInt64, entries: [UInt64: Entry])>((0, [:]))
-    /// Yields when a command arrives with none pending, so the watchdog sleeps while the node is idle.
-    let becamePending: AsyncStream<Void>
-    private let pendingContinuation: AsyncStream<Void>.Continuation
+    /// Answers the commands a look finds overdue; nil before `watch` and after `finishWatching`.
+    private let answerOverdue = Mutex<(@Sendable ([Entry]) -> Void)?>(nil)
 
     init(limit: Duration) {
         self.limit = limit
-        (becamePending, pendingContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// From now on, each look hands the commands past their deadline to `answer`.
+    func watch(_ answer: @escaping @Sendable ([Entry]) -> Void) { answerOverdue.withLock { $0 = answer } }
+
     /// Records an arrival; the ticket names it to `start`, `finish`.
+    ///
+    /// The first command pending asks for a look. Looks are calls on the coarse sweep, which a rig's
+    /// thousand nodes share, and stop while nothing is pending: a node that gets a command a second used
+    /// to wake a watchdog task and arm a timer of its own for each.
     func admit(_ message: MQTTMessage) -> UInt64 {
         let now = ContinuousClock.now
         let (ticket, first) = state.withLock { state in
@@ -35,14 +42,28 @@ final class ReplyDeadlines: Sendable {
             state.entries[state.next] = Entry(message: message, arrived: now)
             return (state.next, state.entries.count == 1)
         }
-        if first { pendingContinuation.yield() }
+        if first { scheduleLook(from: now) }
         return ticket
+    }
+
+    private func scheduleLook(from now: ContinuousClock.Instant) {
+        DeadlineSweep.coarse.call(at: now + Self.lookInterval) { [weak self] in self?.look() }
+    }
+
+    /// Answers what is overdue, and looks again while anything is pending (a command admitted meanwhile
+    /// found entries there and asked for no look of its own).
+    private func look() {
+        guard let answer = answerOverdue.withLock({ $0 }) else { return }
+        let now = ContinuousClock.now
+        let overdue = expire(at: now)
+        if !overdue.isEmpty { answer(overdue) }
+        if !isEmpty { scheduleLook(from: now) }
     }
 
     var isEmpty: Bool { state.withLock { $0.entries.isEmpty } }
 
-    /// Ends `becamePending`, and with it the watchdog.
-    func finishWatching() { pendingContinuation.finish() }
+    /// No more looks answer anything.
+    func finishWatching() { answerOverdue.withLock { $0 = nil } }
 
     /// The lane takes its turn on the command; false when it was already answered (and must not be performed).
     func start(_ ticket: UInt64) -> Bool {
