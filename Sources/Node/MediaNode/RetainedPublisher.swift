@@ -46,49 +46,46 @@ final class RetainedPublisher: Sendable {
 
     /// Records `payload` for `topic` and marks it dirty unless the topic already holds exactly these bytes.
     func publish(_ topic: String, _ payload: [UInt8]) {
-        let isNew = state.withLock { state in
-            guard state.published[topic] != payload else { return false }
+        let (changed, isNew, wakes) = state.withLock { state -> (Bool, Bool, Bool) in
+            guard state.published[topic] != payload else { return (false, false, false) }
             let isNew = state.published.updateValue(payload, forKey: topic) == nil
             state.pendingClears.remove(topic)
-            Self.mark(topic, in: &state)
-            return isNew
+            return (true, isNew, Self.mark(topic, in: &state))
         }
-        if isNew && remembers(topic) { book?.published(topic) }
-        wakeContinuation.yield()
+        if changed, isNew, remembers(topic) { book?.published(topic) }
+        if wakes { wakeContinuation.yield() }
         notifyWatchers(of: topic)
     }
 
     /// Marks `topic` dirty with a document `render` makes at flush time.
     func publish(_ topic: String, rendering render: @escaping @Sendable () -> [UInt8]) {
-        state.withLock { state in
+        let wakes = state.withLock { state in
             state.renderers[topic] = render
-            Self.mark(topic, in: &state)
+            return Self.mark(topic, in: &state)
         }
-        wakeContinuation.yield()
+        if wakes { wakeContinuation.yield() }
         notifyWatchers(of: topic)
     }
 
     /// Sends `topic`'s current payload again at the next flush, even though it did not change (a
     /// subscriber that lost it asked: Home Assistant's birth message).
     func republish(_ topic: String) {
-        let known = state.withLock { state in
+        let wakes = state.withLock { state in
             guard state.published[topic] != nil else { return false }
-            Self.mark(topic, in: &state)
-            return true
+            return Self.mark(topic, in: &state)
         }
-        if known { wakeContinuation.yield() }
+        if wakes { wakeContinuation.yield() }
     }
 
     /// Clears a retained topic that no longer applies (an empty retained message).
     func clear(_ topic: String) {
-        let existed = state.withLock { state in
-            guard state.published.removeValue(forKey: topic) != nil else { return false }
-            Self.mark(topic, in: &state)
-            return true
+        let (existed, wakes) = state.withLock { state -> (Bool, Bool) in
+            guard state.published.removeValue(forKey: topic) != nil else { return (false, false) }
+            return (true, Self.mark(topic, in: &state))
         }
         guard existed else { return }
         if remembers(topic) { book?.cleared(topic) }
-        wakeContinuation.yield()
+        if wakes { wakeContinuation.yield() }
         notifyWatchers(of: topic)
     }
 
@@ -99,7 +96,7 @@ final class RetainedPublisher: Sendable {
         let cleared = state.withLock { state in
             let leftovers = topics.filter { state.published[$0] == nil }
             state.pendingClears.formUnion(leftovers)
-            for topic in leftovers.sorted() { Self.mark(topic, in: &state) }
+            for topic in leftovers.sorted() { _ = Self.mark(topic, in: &state) }
             return leftovers
         }
         for topic in cleared where remembers(topic) { book?.cleared(topic) }
@@ -117,8 +114,14 @@ final class RetainedPublisher: Sendable {
         for watcher in watchers.withLock({ $0 }) where watcher.topics.contains(topic) { watcher.changed() }
     }
 
-    private static func mark(_ topic: String, in state: inout State) {
-        if state.isDirty.insert(topic).inserted { state.dirty.append(topic) }
+    /// True when this made a clean state dirty: only then is the run loop woken. While topics are dirty a
+    /// wake is already owed (by whoever dirtied it first) or a flush is about to take them, so a command
+    /// that marks five topics wakes the loop once, not five times.
+    private static func mark(_ topic: String, in state: inout State) -> Bool {
+        let wasClean = state.dirty.isEmpty
+        guard state.isDirty.insert(topic).inserted else { return false }
+        state.dirty.append(topic)
+        return wasClean
     }
 
     // MARK: - Flushing
@@ -154,7 +157,8 @@ final class RetainedPublisher: Sendable {
         }()
         for await _ in wake {
             flush()
-            recorder.yield()
+            // Most flushes add or clear no topic the book keeps: its task is woken only for those that do.
+            if book.hasPending { recorder.yield() }
             if Task.isCancelled { break }
         }
         recorder.finish()

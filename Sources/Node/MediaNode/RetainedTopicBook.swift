@@ -40,6 +40,9 @@ final class RetainedTopicBook: Sendable {
 
     func published(_ topic: String) { note(topic, isRetained: true) }
 
+    /// Whether a `flush` has anything to write.
+    var hasPending: Bool { pending.withLock { !$0.isEmpty } }
+
     func cleared(_ topic: String) { note(topic, isRetained: false) }
 
     private func note(_ topic: String, isRetained: Bool) {
