@@ -68,5 +68,12 @@ struct DeadlineSweepTests {
             sweep.call(at: clock.now) { done.resume(returning: true) }
         }
         #expect(again)
+
+        // A cancelled call is never made.
+        let made = Mutex(false)
+        let cancelled = sweep.call(at: clock.now + .milliseconds(50)) { made.withLock { $0 = true } }
+        sweep.cancelCall(cancelled)
+        try? await Task.sleep(for: .milliseconds(200))
+        #expect(!made.withLock { $0 })
     }
 }

@@ -55,7 +55,8 @@ struct ContentTreeService: Service {
     /// One flush per burst: waits a moment for more changes, then republishes what they touched (S27).
     private func flushContent() async {
         for await _ in content.wake {
-            try? await Task.sleep(for: content.settings.coalescingWindow)
+            // On the sweep, not a timer of its own: in a rig, every node's recently played changes at each play.
+            await DeadlineSweep.shared.sleep(for: content.settings.coalescingWindow)
             let (diff, progress) = content.takePending()
             guard !diff.isEmpty || !progress.isEmpty else { continue }
             do {

@@ -64,14 +64,22 @@ final class DeadlineSweep: Sendable {
 
     /// Calls `body` on the sweep's task at `deadline` (up to a tick later): for a short look that needs no
     /// task of its own, which would be woken, run and put to sleep again for every deadline.
-    func call(at deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) {
-        let startSweeping = state.withLock { state -> Bool in
+    /// Returns the call's number for `cancelCall`.
+    @discardableResult
+    func call(at deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () -> Void) -> UInt64 {
+        let (id, startSweeping) = state.withLock { state -> (UInt64, Bool) in
             state.nextID += 1
             state.calls[state.nextID] = Call(deadline: deadline, body: body)
             defer { state.isSweeping = true }
-            return !state.isSweeping
+            return (state.nextID, !state.isSweeping)
         }
         if startSweeping { sweep() }
+        return id
+    }
+
+    /// Forgets a call not made yet, so that the sweep stops as soon as nothing else is due.
+    func cancelCall(_ id: UInt64) {
+        _ = state.withLock { $0.calls.removeValue(forKey: id) }
     }
 
     /// The waiters now, for tests.

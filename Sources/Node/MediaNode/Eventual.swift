@@ -25,17 +25,24 @@ final class Eventual<T: Sendable>: Sendable {
     }
 
     /// The value, or nil if it did not arrive within `timeout` or the task was cancelled. Call once.
+    ///
+    /// The time limit is a call on the sweep, not a second child task racing the first: every playItem
+    /// waits here, and the race cost two tasks made, run and ended each time.
     func value(within timeout: Duration) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { await self.value() }
-            group.addTask {
-                await DeadlineSweep.shared.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        let limit = DeadlineSweep.shared.call(at: .now + timeout) { [weak self] in self?.giveUp() }
+        defer { DeadlineSweep.shared.cancelCall(limit) }
+        return await value()
+    }
+
+    /// The time ran out: a waiter gets nil, and a value that comes later is ignored.
+    private func giveUp() {
+        let waiter = state.withLock { state -> CheckedContinuation<T?, Never>? in
+            guard !state.isSettled else { return nil }
+            state.isSettled = true
+            defer { state.waiter = nil }
+            return state.waiter
         }
+        waiter?.resume(returning: nil)
     }
 
     /// The value once it arrives; nil when the task is cancelled first.
