@@ -10,6 +10,10 @@ final class SaveLane<Changes: Sendable>: Sendable {
         var pending: Changes?
         /// Taken by the write under way: still the newest known until it is committed.
         var inFlight: Changes?
+        /// The loop's wait between two writes, ended by its deadline, by `finish` or by a cancel.
+        var waiter: CheckedContinuation<Void, Never>?
+        /// Set by `finish`: no more waits between writes.
+        var isFinished = false
     }
 
     private let state = Mutex(State())
@@ -18,8 +22,6 @@ final class SaveLane<Changes: Sendable>: Sendable {
     private let merge: @Sendable (_ older: inout Changes, _ newer: Changes) -> Void
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
-    /// Opens at `finish`: the wait between two writes ends then, and what is pending is written at once.
-    private let finished = Latch()
 
     /// - Parameter merge: lays newer changes over older ones, as one write of both would leave the file.
     init(merge: @escaping @Sendable (_ older: inout Changes, _ newer: Changes) -> Void) {
@@ -56,19 +58,41 @@ final class SaveLane<Changes: Sendable>: Sendable {
 
     /// Ends `run` once it has written what is pending, without waiting out the interval.
     func finish() {
-        finished.open()
+        state.withLock { state in
+            state.isFinished = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }?.resume()
         wakeContinuation.finish()
     }
 
-    /// Returns at `deadline` or at `finish`, whichever comes first. Only these waits are cancelled, never a
-    /// write: a cancelled write would fail.
+    /// Returns at `deadline`, at `finish` or when the task is cancelled, whichever comes first. Only these
+    /// waits are cancelled, never a write: a cancelled write would fail.
+    ///
+    /// One continuation, ended by a call on the sweep or by `finish`: a race of two child tasks made, ran
+    /// and ended both at every write. A wait ended early leaves its call to come; ending a later wait early
+    /// only writes that one sooner.
     private func waitUntil(_ deadline: ContinuousClock.Instant) async {
-        await withTaskGroup(of: Void.self) { [finished] group in
-            group.addTask { await DeadlineSweep.shared.sleep(until: deadline) }
-            group.addTask { await finished.wait() }
-            await group.next()
-            group.cancelAll()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let goOn = state.withLock { state in
+                    guard !state.isFinished, !Task.isCancelled else { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if goOn { return continuation.resume() }
+                DeadlineSweep.shared.call(at: deadline) { [weak self] in self?.endWait() }
+            }
+        } onCancel: {
+            endWait()
         }
+    }
+
+    private func endWait() {
+        state.withLock { state in
+            defer { state.waiter = nil }
+            return state.waiter
+        }?.resume()
     }
 
     /// Writes what is pending now, after the write under way; false when it failed.
