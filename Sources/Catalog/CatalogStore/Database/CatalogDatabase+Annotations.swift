@@ -42,10 +42,8 @@ extension CatalogDatabase {
         }
     }
 
-    /// One statement on a browse connection (see `readNow`): asked at every item change, where a hop to
-    /// the pool's reader and back cost two thread wake-ups.
     public func playbackPosition(for identifier: String) async throws -> PlaybackPosition? {
-        try readNow { db in
+        try await pool.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT elapsed, duration, updatedAt FROM playback_position WHERE identifier = ?",
                 arguments: [identifier]
@@ -69,9 +67,8 @@ extension CatalogDatabase {
         }
     }
 
-    /// One statement on a browse connection, as `playbackPosition(for:)`.
     public func feedback(for identifier: String) async throws -> ItemFeedback {
-        try readNow { db in try Self.feedback(identifier, in: db) }
+        try await pool.read { db in try Self.feedback(identifier, in: db) }
     }
 
     /// Identifiers carrying a mark, most recently marked first (a "Bookmarks" or "Liked" list).
