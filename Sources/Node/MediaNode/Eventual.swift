@@ -34,7 +34,7 @@ final class Eventual<T: Sendable>: Sendable {
         return await value()
     }
 
-    /// The time ran out: a waiter gets nil, and a value that comes later is ignored.
+    /// The time ran out, or the task was cancelled: a waiter gets nil, and a value that comes later is ignored.
     private func giveUp() {
         let waiter = state.withLock { state -> CheckedContinuation<T?, Never>? in
             guard !state.isSettled else { return nil }
@@ -61,13 +61,7 @@ final class Eventual<T: Sendable>: Sendable {
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<T?, Never>? in
-                guard !state.isSettled else { return nil }
-                state.isSettled = true
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume(returning: nil)
+            giveUp()
         }
     }
 }
