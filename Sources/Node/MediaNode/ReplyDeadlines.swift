@@ -20,15 +20,16 @@ final class ReplyDeadlines: Sendable {
     /// How often pending commands are looked at: fine grained enough next to a deadline of seconds.
     static let lookInterval: Duration = .milliseconds(250)
     private let state = Mutex<(next: UInt64, entries: [UInt64: Entry])>((0, [:]))
-    /// Answers the commands a look finds overdue; nil before `watch` and after `finishWatching`.
-    private let answerOverdue = Mutex<(@Sendable ([Entry]) -> Void)?>(nil)
+    /// Answers the commands a look finds overdue: nil before `watch` (a command may arrive before the
+    /// lanes run; its looks go on until they do) and after `finishWatching` (`isWatched` false then).
+    private let answerOverdue = Mutex<(answer: (@Sendable ([Entry]) -> Void)?, isWatched: Bool)>((nil, true))
 
     init(limit: Duration) {
         self.limit = limit
     }
 
     /// From now on, each look hands the commands past their deadline to `answer`.
-    func watch(_ answer: @escaping @Sendable ([Entry]) -> Void) { answerOverdue.withLock { $0 = answer } }
+    func watch(_ answer: @escaping @Sendable ([Entry]) -> Void) { answerOverdue.withLock { $0.answer = answer } }
 
     /// Records an arrival; the ticket names it to `start`, `finish`.
     ///
@@ -53,17 +54,20 @@ final class ReplyDeadlines: Sendable {
     /// Answers what is overdue, and looks again while anything is pending (a command admitted meanwhile
     /// found entries there and asked for no look of its own).
     private func look() {
-        guard let answer = answerOverdue.withLock({ $0 }) else { return }
+        let (answer, isWatched) = answerOverdue.withLock { $0 }
+        guard isWatched else { return }
         let now = ContinuousClock.now
-        let overdue = expire(at: now)
-        if !overdue.isEmpty { answer(overdue) }
+        if let answer {
+            let overdue = expire(at: now)
+            if !overdue.isEmpty { answer(overdue) }
+        }
         if !isEmpty { scheduleLook(from: now) }
     }
 
     var isEmpty: Bool { state.withLock { $0.entries.isEmpty } }
 
     /// No more looks answer anything.
-    func finishWatching() { answerOverdue.withLock { $0 = nil } }
+    func finishWatching() { answerOverdue.withLock { $0 = (nil, false) } }
 
     /// The lane takes its turn on the command; false when it was already answered (and must not be performed).
     func start(_ ticket: UInt64) -> Bool {
