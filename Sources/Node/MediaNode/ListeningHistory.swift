@@ -64,7 +64,7 @@ final class ListeningHistory: Service, PlaybackObserver, FeedbackObserver {
                         continuation.yield(.catalogChanged(itemsChanged: diff.updatedItems > 0))
                     }
                 }
-                await follow()
+                await follow(&group)
                 group.cancelAll()
             }
         }
@@ -74,7 +74,7 @@ final class ListeningHistory: Service, PlaybackObserver, FeedbackObserver {
     ///
     /// Playing time is judged at the moment each input arrived, not when it is worked: behind a slow write,
     /// a pause that arrived before the mark still stops the count before it.
-    private func follow() async {
+    private func follow(_ group: inout DiscardingTaskGroup) async {
         var loads = ListeningLoads(threshold: threshold)
         var wakeAt: ContinuousClock.Instant?
         for await input in inputs {
@@ -105,8 +105,12 @@ final class ListeningHistory: Service, PlaybackObserver, FeedbackObserver {
             // an earlier wake-up then only finds it not yet reached and asks for the next.
             if let deadline = loads.deadline(at: now), wakeAt.map({ deadline < $0 }) ?? true {
                 wakeAt = deadline
-                // A call on the sweep, not a task sleeping on a timer of its own: one is asked at every play.
-                DeadlineSweep.shared.call(at: deadline) { [continuation] in continuation.yield(.due(deadline, at: .now)) }
+                // A timer of its own, not a call on the sweep: the threshold is seconds away, and the sweep's
+                // 20 ms look would wake an otherwise idle daemon 250 times before it, for one wake-up here.
+                group.addTask { [continuation] in
+                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    continuation.yield(.due(deadline, at: .now))
+                }
             }
         }
     }
