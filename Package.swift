@@ -95,11 +95,19 @@ let package = Package(
             providers: [.apt(["libglib2.0-dev"])]
         ),
 
+        /// mosquitto_new without the wake-up socket pair that only libmosquitto's own loop reads.
+        .target(
+            name: "CMosquittoWakeUp",
+            dependencies: ["CMosquitto"],
+            path: "Sources/Transport/CMosquittoWakeUp",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
+
         // MARK: - Transport
         .target(
             name: "MQTTTransport",
             dependencies: [
-                "CMosquitto", .product(name: "Logging", package: "swift-log"),
+                "CMosquitto", "CMosquittoWakeUp", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             path: "Sources/Transport/MQTTTransport",

@@ -25,6 +25,11 @@ struct MQTTEventLoopTests {
         return condition()
     }
 
+    @Test("A client costs one descriptor, its socket: libmosquitto's wake-up pair, which only its own loop reads, is not opened")
+    func noLibraryWakeUpPair() {
+        #expect(MQTTClient.declinesLibraryWakeUpPair)
+    }
+
     @Test("40 clients on one thread connect, each gets what is sent to it, and all reconnect and resubscribe after the broker is killed and restarted")
     func clientsOnOneThread() async throws {
         let broker = try await MosquittoBroker()

@@ -9,9 +9,8 @@ import Glibc
 /// The client's own wake-up for its network thread: a non-blocking pipe that any thread writes a byte to
 /// after queueing a packet, and that the thread watches beside its socket.
 ///
-/// libmosquitto has such a pair too, but only `mosquitto_loop` (which waits with select()) reads it, and
-/// its descriptor is not public. Its bytes go unread here; its write end is non-blocking, so once full,
-/// libmosquitto's write just fails and is ignored.
+/// libmosquitto would open a pair of its own for each client, but only `mosquitto_loop` (which waits with
+/// select()) reads it; clients are made without it (`medianode_mosquitto_new`).
 struct WakeUpPipe: ~Copyable {
     let readEnd: Int32
     let writeEnd: Int32

@@ -1,4 +1,5 @@
 import CMosquitto
+import CMosquittoWakeUp
 import Dispatch
 import Foundation
 import Logging
@@ -108,7 +109,7 @@ public final class MQTTClient: Sendable {
         }
         wakeUpPipe = eventLoop == nil ? try WakeUpPipe() : WakeUpPipe(unused: ())
         shard = eventLoop?.shard()
-        guard let handle = mosquitto_new(configuration.clientID, true, nil) else {
+        guard let handle = medianode_mosquitto_new(configuration.clientID, 1, nil) else {
             throw .library(call: "mosquitto_new", code: Int32(MOSQ_ERR_NOMEM.rawValue), message: "out of memory")
         }
         self.handle = handle
@@ -151,6 +152,10 @@ public final class MQTTClient: Sendable {
     }
 
     public var isConnected: Bool { state.withLock { $0.isConnected } }
+
+    /// Whether clients are made without libmosquitto's own wake-up socket pair: one descriptor per
+    /// connection instead of three. False only if the linker bound libmosquitto to libc's socketpair.
+    public static var declinesLibraryWakeUpPair: Bool { medianode_mosquitto_declines_socket_pair() == 1 }
 
     /// Hands every inbound message to `router` on the network thread, as it arrives; the messages it
     /// returns false for still go to `events`. A receiver that answers from memory answers without a
