@@ -65,7 +65,10 @@ extension CatalogDatabase: ContentCatalog {
 
     /// One-statement reads, synchronously on a browse connection (see above).
     func readNow<T>(_ body: (Database) throws -> T) throws -> T {
-        try browseReaders.read(path: path, body)
+        // In memory, the one connection is the only one that sees the content.
+        // One statement is a transaction of its own, as on a browse connection: no BEGIN and COMMIT around it.
+        if isInMemory { return try pool.unsafeRead(body) }
+        return try browseReaders.read(path: path, body)
     }
 
     // MARK: - Synchronous forms, for callers already inside a database access

@@ -16,6 +16,8 @@ extension CatalogDatabase {
     /// replaced now (then it is moved aside at the next open).
     @discardableResult
     public func verifyIntegrity() async -> String? {
+        // Made from a file just checked, and never written to disk: a power cut cannot tear it.
+        if isInMemory { return nil }
         let started = ContinuousClock.now
         let problems: [String]
         do {

@@ -9,14 +9,18 @@ import Synchronization
 /// Readers never wait for a refresh: a source's new content is swapped in by one write transaction, so
 /// readers (and a process killed mid-refresh) see either the previous complete catalog or the new one.
 public final class CatalogDatabase: Sendable {
-    /// The underlying pool, for tests and measurements that want plain SQL. Replaced only when a
-    /// deferred integrity check finds the file corrupt and rebuilds it (`verifyIntegrity()`).
-    public var pool: DatabasePool { currentPool.withLock { $0 } }
+    /// The underlying pool (one connection for a catalog in memory), for tests and measurements that want
+    /// plain SQL. Replaced only when a deferred integrity check finds the file corrupt and rebuilds it
+    /// (`verifyIntegrity()`).
+    public var pool: any DatabaseWriter { currentPool.withLock { $0 } }
+    /// The file; for a catalog in memory, the file it stands for (downloads go beside it).
     public let path: String
+    /// True for a catalog held in memory (`inMemory(copying:standingFor:)`), which no file backs.
+    public let isInMemory: Bool
     let logger: Logger
     let broadcaster = ChangeBroadcaster()
     let browseReaders = BrowseReaders()
-    let currentPool: Mutex<DatabasePool>
+    let currentPool: Mutex<any DatabaseWriter>
 
     /// How much of the file is checked before it is used.
     public enum IntegrityCheck: Sendable {
@@ -57,6 +61,27 @@ public final class CatalogDatabase: Sendable {
             pool = try Self.open(path: path, checkIntegrity: false)
         }
         currentPool = Mutex(pool)
+        isInMemory = false
+    }
+
+    private init(memory: DatabaseQueue, standingFor path: String, logger: Logger) {
+        self.path = path
+        self.logger = logger
+        currentPool = Mutex(memory)
+        isInMemory = true
+    }
+
+    /// A catalog held in memory, with the content of `source` copied into it.
+    ///
+    /// For the fleet rig, whose thousands of nodes in one process cannot each keep a file open (a file costs
+    /// a node about a dozen descriptors: the database and its log for every connection, and the shared
+    /// memory): the same schema, queries and writes, on one connection and none of the files. Nothing in it
+    /// outlives the process. `path` names the file it stands for: downloads go in a folder beside it.
+    public static func inMemory(copying source: CatalogDatabase, standingFor path: String,
+                                logger: Logger = Logger(label: "medianode.catalog")) throws -> CatalogDatabase {
+        let memory = try DatabaseQueue(configuration: configuration)
+        try source.pool.backup(to: memory)
+        return CatalogDatabase(memory: memory, standingFor: path, logger: logger)
     }
 
     /// Closes the pool; further calls throw. Pending readers finish first.
@@ -67,7 +92,7 @@ public final class CatalogDatabase: Sendable {
 
     // MARK: - Opening
 
-    static func open(path: String, checkIntegrity: Bool) throws -> DatabasePool {
+    static var configuration: Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -76,6 +101,10 @@ public final class CatalogDatabase: Sendable {
             // Filling the search index folds titles with it.
             db.add(function: SearchKey.function)
         }
+        return configuration
+    }
+
+    static func open(path: String, checkIntegrity: Bool) throws -> DatabasePool {
         let pool = try DatabasePool(path: path, configuration: configuration)
         if checkIntegrity {
             let result = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }

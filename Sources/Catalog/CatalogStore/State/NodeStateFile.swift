@@ -93,6 +93,20 @@ public final class NodeStateFile: Sendable {
         self.isNew = isNew
     }
 
+    private init(memory: DatabaseQueue, standingFor path: String) {
+        self.path = path
+        self.queue = memory
+        self.isNew = false
+    }
+
+    /// A state held in memory, empty, beside a catalog in memory (`CatalogDatabase.inMemory`): for the fleet
+    /// rig, whose nodes cannot each keep a file open. It is lost with the process.
+    public static func inMemory(beside catalog: CatalogDatabase) throws -> NodeStateFile {
+        let memory = try DatabaseQueue()
+        try migrator.migrate(memory)
+        return NodeStateFile(memory: memory, standingFor: path(besideCatalog: catalog.path))
+    }
+
     static func open(path: String) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(2)

@@ -1,0 +1,43 @@
+import CatalogStore
+import ContentTree
+import Foundation
+import Testing
+
+/// The fleet rig's catalogs: a copy of one file held in memory by each node.
+@Suite("A catalog in memory, copied from a file")
+struct InMemoryCatalogTests {
+    @Test("browses what the file held, keeps what it is told in memory only, and leaves the file and its folder untouched")
+    func copyInMemory() async throws {
+        let temp = try TemporaryCatalog("in-memory")
+        defer { temp.remove() }
+        let source = CatalogSource(kind: .local, location: "/music")
+        let file = try temp.open()
+        try await file.register(source)
+        try await file.replaceContent(of: source.identifier, with: albumSnapshot(source, [("One", ["a", "b"]), ("Two", ["c"])]))
+        let track = "\(source.identifier)/One/a"
+
+        let stands = temp.directory.appendingPathComponent("node-1.sqlite").path
+        let memory = try CatalogDatabase.inMemory(copying: file, standingFor: stands)
+        #expect(memory.isInMemory && memory.path == stands)
+        #expect(try await allChildren(memory, of: "\(source.identifier)/One").map(\.title) == ["a", "b"])
+        #expect(try await memory.childCount(of: "\(source.identifier)/Two") == 1)
+        #expect(try await memory.search("b", limit: 5).items.map(\.identifier) == ["\(source.identifier)/One/b"])
+        #expect(try await memory.item(identifier: track)?.title == "a")
+
+        try await memory.savePlaybackPosition(PlaybackPosition(elapsed: 42, duration: 100, updatedAt: 1), for: track)
+        #expect(try await memory.playbackPosition(for: track)?.elapsed == 42)
+        #expect(try await file.playbackPosition(for: track) == nil, "a write to the copy reached the file")
+        #expect(await memory.verifyIntegrity() == nil)
+
+        let state = try NodeStateFile.inMemory(beside: memory)
+        try await state.write(NodeStateChanges(volume: 0.4))
+        #expect(try await state.savedVolume() == 0.4)
+        #expect(!state.isNew)
+
+        // Nothing was written where the copies stand.
+        let files = try FileManager.default.contentsOfDirectory(atPath: temp.directory.path)
+        #expect(!files.contains { $0.hasPrefix("node-1") }, "\(files)")
+        try memory.close()
+        try file.close()
+    }
+}
