@@ -55,6 +55,36 @@ struct FleetRigTests {
         await watcher.disconnect()
     }
 
+    @Test("--catalogs memory: every node's catalog in memory, no file open for it; the warm-up's replies left out of the figures")
+    func catalogsInMemory() async throws {
+        let broker = try await MosquittoBroker()
+        defer { broker.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rig-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func run(_ catalogs: String) async throws -> JSONValue {
+            let json = directory.appendingPathComponent("\(catalogs).json")
+            let (status, output) = try await ToolRun.capture(
+                Self.rigPath, ["--broker", broker.url, "--nodes", "20", "--duration", "4", "--warmup", "2",
+                               "--prefix", "fleet-\(catalogs)", "--catalogs", catalogs, "--json", json.path])
+            #expect(status == 0, "\(output)")
+            let report = try Self.report(at: json)
+            #expect(report["online"] == 20 && report["lost"] == 0 && report["wrongState"] == 0, "\(report.jsonString)\n\(output)")
+            #expect(report["catalogs"] == .string(catalogs), "\(report.jsonString)")
+            return report
+        }
+        let memory = try await run("memory"), file = try await run("file")
+        // A node's MQTT socket is its only descriptor in memory; a file each costs a dozen.
+        let inMemory = try #require(memory["descriptors"]?.numberValue), onFiles = try #require(file["descriptors"]?.numberValue)
+        #expect(inMemory < 20 * 2 + 40, "\(memory.jsonString)")
+        #expect(onFiles > 20 * 6, "\(file.jsonString)")
+        // Every command is answered and checked, but only the replies after the warm-up are timed: about
+        // half of them, one a second to each node.
+        let answered = try #require(memory["answered"]?.numberValue)
+        let timed = try #require(memory["replyMs"]?["count"]?.numberValue)
+        #expect(answered >= 60 && timed > 0.3 * answered && timed < 0.7 * answered, "\(memory.jsonString)")
+    }
+
     @Test("with --metrics-interval every node reports, none is stale, and the report sums the fleet's counters")
     func fleetHealthInTheReport() async throws {
         let broker = try await MosquittoBroker()

@@ -54,10 +54,22 @@ enum SendStamp {
 /// Every node's view, shared with the clients' network threads.
 final class Watched: Sendable {
     let state: Mutex<[String: WatchedNode]>
+    /// Nodes online now, and nodes that said so while the driver listened: kept as they change (under
+    /// `state`'s lock), since counting 10,000 nodes every few milliseconds held that lock from the network
+    /// threads.
+    let onlineNodes = Atomic<Int>(0)
+    let saidOnlineNodes = Atomic<Int>(0)
     /// The last `P/metrics` of nodes under the prefix that are not the rig's own (a daemon beside it): the
     /// report shows them stale too, while nothing else of theirs is driven or checked.
     let others = Mutex<[String: JSONValue]>([:])
     init(_ nodes: [String: WatchedNode]) { state = Mutex(nodes) }
+
+    /// Called with `state` locked.
+    func markSaidOnline(_ node: String, in state: inout [String: WatchedNode]) {
+        guard state[node]?.saidOnline == false else { return }
+        state[node]?.saidOnline = true
+        saidOnlineNodes.add(1, ordering: .relaxed)
+    }
 }
 
 /// The rig's client side: one MQTT client per broker, watching every node's status, now playing, volume
@@ -123,11 +135,16 @@ final class Driver: Sendable {
     private static func endOverdueWaits(in watched: Watched, now: ContinuousClock.Instant) {
         let overdue = watched.state.withLock { state -> [CheckedContinuation<Answer?, Never>] in
             var overdue: [CheckedContinuation<Answer?, Never>] = []
-            for node in Array(state.keys) where state[node]?.waiting.isEmpty == false {
-                for (id, waiter) in state[node]!.waiting where waiter.deadline <= now {
-                    state[node]!.waiting.removeValue(forKey: id)
-                    overdue.append(waiter.continuation)
+            // In place, by index: no copy of the keys, no lookup, for every node four times a second.
+            var index = state.values.startIndex
+            while index != state.values.endIndex {
+                if !state.values[index].waiting.isEmpty {
+                    for (id, waiter) in state.values[index].waiting where waiter.deadline <= now {
+                        state.values[index].waiting.removeValue(forKey: id)
+                        overdue.append(waiter.continuation)
+                    }
                 }
+                state.values.formIndex(after: &index)
             }
             return overdue
         }
@@ -145,9 +162,10 @@ final class Driver: Sendable {
             let live = !message.retain
             watched.state.withLock { state in
                 // A retained `online` an earlier run left behind says nothing about this node.
-                guard live || !online || state[node]?.saidOnline == true else { return }
+                guard let wasOnline = state[node]?.isOnline, live || !online || state[node]?.saidOnline == true else { return }
                 state[node]?.isOnline = online
-                if online { state[node]?.saidOnline = true }
+                if wasOnline != online { watched.onlineNodes.add(online ? 1 : -1, ordering: .relaxed) }
+                if online { watched.markSaidOnline(node, in: &state) }
             }
         case "nowplaying":
             let value = try? JSONValue(parsing: message.payload)
@@ -190,7 +208,7 @@ final class Driver: Sendable {
             let waiter = watched.state.withLock { state in
                 // A node that answers is online, even if its `online` reached the driver only as a retained
                 // copy (a cluster member may deliver it so after the driver's subscription moved).
-                state[node]?.saidOnline = true
+                watched.markSaidOnline(node, in: &state)
                 return state[node]?.waiting.removeValue(forKey: id)
             }
             waiter?.continuation.resume(returning: Answer(reply: reply, milliseconds: milliseconds))
@@ -214,8 +232,8 @@ final class Driver: Sendable {
         return own + others
     }
 
-    var onlineCount: Int { watched.state.withLock { $0.values.count(where: \.isOnline) } }
-    var saidOnlineCount: Int { watched.state.withLock { $0.values.count(where: \.saidOnline) } }
+    var onlineCount: Int { watched.onlineNodes.load(ordering: .relaxed) }
+    var saidOnlineCount: Int { watched.saidOnlineNodes.load(ordering: .relaxed) }
 
     func snapshot(of node: String) -> WatchedNode? {
         watched.state.withLock { state in

@@ -29,7 +29,10 @@ struct Load: Sendable {
     /// back only after that.
     static let attempts = 6
 
-    func drive(node: String, index: Int, count: Int, rate: Double, until end: ContinuousClock.Instant) async {
+    /// Commands scheduled before `measuredFrom` are sent and checked like the others, but their reply
+    /// times and lag are left out of the figures (`--warmup`).
+    func drive(node: String, index: Int, count: Int, rate: Double, until end: ContinuousClock.Instant,
+               measuredFrom: ContinuousClock.Instant) async {
         let clock = ContinuousClock()
         let interval = Duration.milliseconds(Int(1000 / rate))
         // Spread over the first interval, so the commands of a thousand nodes do not leave in one burst.
@@ -38,8 +41,9 @@ struct Load: Sendable {
         var generator = SystemRandomNumberGenerator()
         while next < end {
             try? await Task.sleep(until: next, clock: clock)
+            let measured = next >= measuredFrom
             // How late this command leaves against its schedule: the generator's own lag.
-            stats.lagged(milliseconds: (clock.now - next).seconds * 1000)
+            if measured { stats.lagged(milliseconds: (clock.now - next).seconds * 1000) }
             next += interval
             guard let view = driver.snapshot(of: node) else { return }
             let step = plan(view, using: &generator)
@@ -63,7 +67,7 @@ struct Load: Sendable {
                 continue
             }
             let reply = answer.reply
-            stats.answered(milliseconds: answer.milliseconds)
+            stats.answered(milliseconds: measured ? answer.milliseconds : .nan)
             // A copy sent again may find the first one done (a second pause is refused): then only the
             // retained state can tell whether the command took effect.
             guard reply["status"]?.stringValue == "success" || attempts > 1 else {

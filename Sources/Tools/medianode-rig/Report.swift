@@ -112,6 +112,10 @@ struct RigReport {
     let brokers: Int
     let duration: Double
     let rate: Double
+    /// Where the nodes kept their catalogs: `file` or `memory`.
+    let storage: String
+    /// Seconds at the start whose commands the reply and lag figures leave out.
+    var warmup = 0.0
     /// The nodes' health, when they publish `P/metrics`.
     var health: FleetHealth?
 
@@ -143,7 +147,7 @@ struct RigReport {
             "lost": .number(Double(stats.lost)), "resent": .number(Double(stats.resent)), "wrongState": .number(Double(stats.wrongState)),
             "replyMs": .object([
                 "p50": .number(Self.rounded(percentile(0.5))), "p90": .number(Self.rounded(percentile(0.9))),
-                "p99": .number(Self.rounded(percentile(0.99))),
+                "p99": .number(Self.rounded(percentile(0.99))), "count": .number(Double(stats.replyMilliseconds.count)),
                 "max": .number(Self.rounded(stats.replyMilliseconds.max() ?? 0)),
             ]),
             "generatorLagMs": .object([
@@ -157,6 +161,8 @@ struct RigReport {
             "peakRssMiB": .number(Self.rounded(usage.peakResidentMiB, 10)),
             "cpuSeconds": .number(Self.rounded(usage.cpuSeconds, 100)),
             "threads": .number(Double(usage.threads)),
+            "descriptors": .number(Double(usage.descriptors)), "catalogs": .string(storage),
+            "warmupSeconds": .number(warmup),
             "brokers": .number(Double(brokers)), "durationSeconds": .number(duration), "rate": .number(rate),
             "problems": .array(stats.problems.map(JSONValue.string)),
         ]).adding("metrics", health?.json)
@@ -168,12 +174,14 @@ struct RigReport {
             "  online      \(online)/\(nodes) (all online after \(String(format: "%.2f", startSeconds)) s)",
             "  sent        \(stats.sent), answered \(stats.answered), lost \(stats.lost) (sent again after 5 s: \(stats.resent)), wrong state \(stats.wrongState)",
             String(format: "  reply ms    p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", percentile(0.5), percentile(0.9),
-                   percentile(0.99), stats.replyMilliseconds.max() ?? 0),
+                   percentile(0.99), stats.replyMilliseconds.max() ?? 0)
+                + (warmup > 0 ? " (\(stats.replyMilliseconds.count) replies, after a \(Self.rounded(warmup, 10)) s warm-up)" : ""),
             String(format: "  lag ms      p50 %.1f  p99 %.1f  max %.1f (how late commands left against their schedule)",
                    lag(0.5), lag(0.99), stats.lagMilliseconds.max() ?? 0),
-            String(format: "  process     %.1f MiB resident (%.2f MiB per node, peak %.1f MiB), %.2f s CPU, %d threads",
+            String(format: "  process     %.1f MiB resident (%.2f MiB per node, peak %.1f MiB), %.2f s CPU, %d threads, %d open files",
                    usage.residentMiB, usage.residentMiB / Double(nodes), usage.peakResidentMiB, usage.cpuSeconds,
-                   usage.threads),
+                   usage.threads, usage.descriptors),
+            "  catalogs    \(storage == "memory" ? "in memory, one copy per node" : "a file per node")",
         ]
         if let health {
             let commands = health.summary["commands"]?.objectValue ?? [:]

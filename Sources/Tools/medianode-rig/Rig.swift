@@ -19,6 +19,8 @@ struct MedianodeRig: AsyncParsableCommand {
     @Option(help: "Number of nodes.") var nodes = 10
     @Option(help: "Seconds of commands, once every node is online.") var duration = 10.0
     @Option(help: "Commands per second sent to each node.") var rate = 1.0
+    @Option(help: "Seconds at the start of --duration whose commands are sent and checked but left out of the reply and lag figures (each node's first commands prepare its SQL statements and fill its caches).")
+    var warmup = 0.0
     @Option(help: "Topic prefix: node topics are under <prefix>/<node-id>.") var prefix = "rig"
     @Option(help: "Write the report as JSON to this file.") var json: String?
     @Option(name: .customLong("mqtt-version"), help: "5 or 3.1.1.") var mqttVersion = "5"
@@ -29,11 +31,17 @@ struct MedianodeRig: AsyncParsableCommand {
     @Option(name: .customLong("loop-threads"),
             help: "Threads that serve the nodes' MQTT connections (libmosquitto's external loop on epoll); 0: a thread per node, as a daemon has.")
     var loopThreads = 2
+    @Option(help: "Where each node keeps its catalog and state: file (a copy of one file each, as a daemon), memory (a copy in memory each: no open files, for fleets larger than the limit of open files allows), or auto (file while the limit allows it).")
+    var catalogs = "auto"
 
     func validate() throws {
         guard nodes > 0 else { throw ValidationError("--nodes must be positive") }
         guard duration > 0 else { throw ValidationError("--duration must be positive") }
+        guard warmup >= 0, warmup < duration else { throw ValidationError("--warmup must be 0 or more and below --duration") }
         guard metricsInterval >= 0 else { throw ValidationError("--metrics-interval must be 0 or more") }
+        guard catalogs == "auto" || Fleet.Storage(rawValue: catalogs) != nil else {
+            throw ValidationError("--catalogs must be file, memory or auto, not '\(catalogs)'")
+        }
         guard loopThreads >= 0, loopThreads <= 64 else { throw ValidationError("--loop-threads must be 0 to 64") }
         guard rate > 0, rate <= 50 else { throw ValidationError("--rate must be above 0 and at most 50") }
         guard !prefix.isEmpty, !prefix.contains(where: { "+#".contains($0) }), !prefix.hasSuffix("/") else {
@@ -55,10 +63,13 @@ struct MedianodeRig: AsyncParsableCommand {
         for text in broker.isEmpty ? ["mqtt://127.0.0.1:1883"] : broker {
             do { brokers.append(try BrokerURL(parsing: text)) } catch { throw ValidationError(error.description) }
         }
-        let descriptors = raiseDescriptorLimit(wanted: UInt64(nodes) * 24 + 1024)
-        // A node holds its MQTT socket and its catalog (database, journal, shared memory, a reader or two).
-        if descriptors < UInt64(nodes) * 12 + 64 {
-            print("warning: \(descriptors) file descriptors may be too few for \(nodes) nodes (ulimit -n)")
+        let descriptors = raiseDescriptorLimit(wanted: UInt64(nodes) * Fleet.Storage.file.descriptorsPerNode + 1024)
+        let storage = Fleet.Storage(rawValue: catalogs)
+            ?? (descriptors >= UInt64(nodes) * Fleet.Storage.file.descriptorsPerNode + 256 ? .file : .memory)
+        if descriptors < UInt64(nodes) * storage.descriptorsPerNode + 256 {
+            print("warning: \(descriptors) file descriptors may be too few for \(nodes) nodes with --catalogs \(storage.rawValue) (ulimit -n)")
+        } else if catalogs == "auto", storage == .memory {
+            print("catalogs in memory: \(nodes) nodes with a file each need about \(UInt64(nodes) * Fleet.Storage.file.descriptorsPerNode) open files; this process may open \(descriptors)")
         }
 
         let clock = ContinuousClock()
@@ -91,7 +102,7 @@ struct MedianodeRig: AsyncParsableCommand {
         let eventLoop = loopThreads > 0 ? try MQTTEventLoop(threads: loopThreads) : nil
         let fleet = try await Fleet.start(eventLoop: eventLoop,
             nodeIDs: nodeIDs, prefix: prefix, brokers: brokers, protocolVersion: version, template: template,
-            directory: directory, lengths: catalog.lengths,
+            storage: storage, directory: directory, lengths: catalog.lengths,
             metricsInterval: metricsInterval > 0 ? .milliseconds(Int(metricsInterval * 1000)) : nil
         ) { phase, done in
             progress.tick(phase: phase, detail: "\(done)/\(nodes)")
@@ -105,6 +116,7 @@ struct MedianodeRig: AsyncParsableCommand {
 
         let load = Load(driver: driver, playables: catalog.playables, stats: progress.stats)
         let end = clock.now + .seconds(duration)
+        let measuredFrom = clock.now + .seconds(warmup)
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
@@ -114,7 +126,9 @@ struct MedianodeRig: AsyncParsableCommand {
         let (count, perSecond) = (nodes, rate)
         await withTaskGroup(of: Void.self) { group in
             for (index, node) in nodeIDs.enumerated() {
-                group.addTask { await load.drive(node: node, index: index, count: count, rate: perSecond, until: end) }
+                group.addTask {
+                    await load.drive(node: node, index: index, count: count, rate: perSecond, until: end, measuredFrom: measuredFrom)
+                }
             }
         }
         ticker.cancel()
@@ -123,7 +137,7 @@ struct MedianodeRig: AsyncParsableCommand {
         let usage = ProcessUsage.now()
         var report = RigReport(
             nodes: nodes, online: driver.saidOnlineCount, stats: progress.stats.snapshot(), startSeconds: startSeconds,
-            usage: usage, brokers: brokers.count, duration: duration, rate: rate)
+            usage: usage, brokers: brokers.count, duration: duration, rate: rate, storage: storage.rawValue, warmup: warmup)
         if metricsInterval > 0 {
             report.health = FleetHealth(
                 latest: driver.latestMetrics, interval: metricsInterval, now: Date(),

@@ -6,6 +6,8 @@ struct ProcessUsage {
     var peakResidentMiB: Double
     var cpuSeconds: Double
     var threads: Int
+    /// Open file descriptors: what a fleet runs out of first (`ulimit -n`).
+    var descriptors: Int
 
     static func now() -> ProcessUsage {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
@@ -21,6 +23,7 @@ struct ProcessUsage {
         let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
         return ProcessUsage(residentMiB: field("VmRSS") / 1024, peakResidentMiB: field("VmHWM") / 1024,
-                            cpuSeconds: cpu, threads: Int(field("Threads")))
+                            cpuSeconds: cpu, threads: Int(field("Threads")),
+                            descriptors: (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0)
     }
 }
