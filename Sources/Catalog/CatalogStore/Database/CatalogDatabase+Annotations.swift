@@ -4,16 +4,19 @@ import GRDB
 
 // MARK: - Playback progress and feedback marks, kept per identifier across refreshes
 
+// Cached statements throughout: each is run at a pause, a seek or a play, and preparing one again (parse and
+// GRDB's authorizer, which notes every column read) cost several times running it.
+
 extension CatalogDatabase {
     public func savePlaybackPosition(_ position: PlaybackPosition, for identifier: String) async throws {
         try await pool.write { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO playback_position (identifier, elapsed, duration, updatedAt) VALUES (?, ?, ?, ?)
                     ON CONFLICT(identifier) DO UPDATE SET elapsed = excluded.elapsed,
                         duration = excluded.duration, updatedAt = excluded.updatedAt
-                    """,
-                arguments: [identifier, max(0, position.elapsed), position.duration, position.updatedAt])
+                    """
+            ).execute(arguments: [identifier, max(0, position.elapsed), position.duration, position.updatedAt])
         }
     }
 
@@ -38,14 +41,14 @@ extension CatalogDatabase {
     /// Forgets where an item stopped (played to the end and reset, or the user cleared it).
     public func clearPlaybackPosition(for identifier: String) async throws {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM playback_position WHERE identifier = ?", arguments: [identifier])
+            try db.cachedStatement(sql: "DELETE FROM playback_position WHERE identifier = ?").execute(arguments: [identifier])
         }
     }
 
     public func playbackPosition(for identifier: String) async throws -> PlaybackPosition? {
         try await pool.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT elapsed, duration, updatedAt FROM playback_position WHERE identifier = ?",
+                db.cachedStatement(sql: "SELECT elapsed, duration, updatedAt FROM playback_position WHERE identifier = ?"),
                 arguments: [identifier]
             ).map { PlaybackPosition(elapsed: $0[0], duration: $0[1], updatedAt: $0[2]) }
         }
@@ -87,7 +90,7 @@ extension CatalogDatabase {
 
     static func feedback(_ identifier: String, in db: Database) throws -> ItemFeedback {
         guard let row = try Row.fetchOne(
-            db, sql: "SELECT liked, disliked, bookmarked, rating FROM feedback WHERE identifier = ?",
+            db.cachedStatement(sql: "SELECT liked, disliked, bookmarked, rating FROM feedback WHERE identifier = ?"),
             arguments: [identifier])
         else { return ItemFeedback() }
         return ItemFeedback(liked: row[0], disliked: row[1], bookmarked: row[2], rating: row[3])
@@ -95,12 +98,12 @@ extension CatalogDatabase {
 
     static func store(_ feedback: ItemFeedback, for identifier: String, in db: Database) throws {
         if feedback == ItemFeedback() {
-            try db.execute(sql: "DELETE FROM feedback WHERE identifier = ?", arguments: [identifier])
+            try db.cachedStatement(sql: "DELETE FROM feedback WHERE identifier = ?").execute(arguments: [identifier])
             return
         }
         // A mark keeps the time it was first made while it stays (a repeated like is a head unit's retry,
         // not a newer mark); taking it back forgets the time.
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO feedback (identifier, liked, disliked, bookmarked, rating, updatedAt, likedAt, bookmarkedAt)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, CASE WHEN ?2 THEN ?6 END, CASE WHEN ?4 THEN ?6 END)
@@ -108,7 +111,8 @@ extension CatalogDatabase {
                     bookmarked = excluded.bookmarked, rating = excluded.rating, updatedAt = excluded.updatedAt,
                     likedAt = CASE WHEN excluded.liked THEN coalesce(feedback.likedAt, excluded.likedAt) END,
                     bookmarkedAt = CASE WHEN excluded.bookmarked THEN coalesce(feedback.bookmarkedAt, excluded.bookmarkedAt) END
-                """,
+                """
+        ).execute(
             arguments: [
                 identifier, feedback.liked, feedback.disliked, feedback.bookmarked, feedback.rating,
                 Date().timeIntervalSince1970,

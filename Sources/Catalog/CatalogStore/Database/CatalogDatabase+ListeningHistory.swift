@@ -19,28 +19,29 @@ extension CatalogDatabase {
     /// is saved already (the list shows its progress from the first).
     public func recordPlay(of identifier: String, at time: Double, position: PlaybackPosition?) async throws {
         let diff = try await pool.write { db -> CatalogDiff in
-            try db.execute(
+            // Cached statements here and in `relist`: a node records a play a few seconds into every item.
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO recent_play (identifier, playedAt) VALUES (?, ?)
                     ON CONFLICT(identifier) DO UPDATE SET playedAt = excluded.playedAt
-                    """,
-                arguments: [identifier, time])
-            try db.execute(
+                    """
+            ).execute(arguments: [identifier, time])
+            try db.cachedStatement(
                 sql: """
                     DELETE FROM recent_play WHERE identifier NOT IN
                         (SELECT identifier FROM recent_play ORDER BY playedAt DESC LIMIT ?)
-                    """,
-                arguments: [Self.recentPlaysKept])
+                    """
+            ).execute(arguments: [Self.recentPlaysKept])
             var savedPosition = false
             if let position {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO playback_position (identifier, elapsed, duration, updatedAt) VALUES (?, ?, ?, ?)
                         ON CONFLICT(identifier) DO UPDATE SET elapsed = excluded.elapsed,
                             duration = excluded.duration, updatedAt = excluded.updatedAt
                         WHERE excluded.updatedAt > playback_position.updatedAt
-                        """,
-                    arguments: [identifier, max(0, position.elapsed), position.duration, position.updatedAt])
+                        """
+                ).execute(arguments: [identifier, max(0, position.elapsed), position.duration, position.updatedAt])
                 savedPosition = db.changesCount > 0
             }
             var diff = try Self.relist(ContentItem.Section.recent, in: db)
@@ -98,17 +99,17 @@ extension CatalogDatabase {
                 item.identifier
             """
         }
-        let wanted = try Row.fetchAll(db, sql: sql).map { ($0[0] as String, $0[1] as Int64) }
+        let wanted = try Row.fetchAll(db.cachedStatement(sql: sql)).map { ($0[0] as String, $0[1] as Int64) }
         let current = try Row.fetchAll(
-            db, sql: "SELECT identifier, itemRowid FROM child WHERE parent = ? ORDER BY position", arguments: [section])
+            db.cachedStatement(sql: "SELECT identifier, itemRowid FROM child WHERE parent = ? ORDER BY position"), arguments: [section])
             .map { ($0[0] as String, $0[1] as Int64?) }
         if current.map(\.0) == wanted.map(\.0), current.map(\.1) == wanted.map(\.1) { return CatalogDiff() }
-        try db.execute(sql: "DELETE FROM child WHERE parent = ?", arguments: [section])
+        try db.cachedStatement(sql: "DELETE FROM child WHERE parent = ?").execute(arguments: [section])
         let insert = try ChildInsert(db)
         for (position, entry) in wanted.enumerated() {
             try insert.run(parent: section, position: position, child: entry.0, source: nil, rowid: entry.1)
         }
-        try db.execute(sql: "UPDATE item SET childCount = ? WHERE identifier = ?", arguments: [wanted.count, section])
+        try db.cachedStatement(sql: "UPDATE item SET childCount = ? WHERE identifier = ?").execute(arguments: [wanted.count, section])
         return CatalogDiff(changedContainers: [section])
     }
 }
