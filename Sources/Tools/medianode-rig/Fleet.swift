@@ -39,13 +39,20 @@ final class Fleet: Sendable {
                       progress: (_ phase: String, _ done: Int) -> Void) async throws -> Fleet {
         var connections: [(NodeConfiguration, MQTTClient, Logger, NodeMetricsBackend?)] = []
         var connecting: [MQTTClient] = []
+        var pacing = true
+        var lastAccepted = ContinuousClock.now
         for (index, id) in nodeIDs.enumerated() {
             // A few connections at a time: mosquitto listens with a backlog of 100, and a connection whose
             // SYN finds the queue full waits a second for its retry, holding up every client on its
             // event-loop thread (a connect blocks). Unpaced, 10,000 nodes took 25 s to connect the first 200.
-            while connecting.count >= Self.connectingAtOnce {
+            // A broker that stops accepting (full, refusing) ends the pacing after 5 s without a connection,
+            // not the start: the wait below reports how many got through.
+            while pacing, connecting.count >= Self.connectingAtOnce {
+                let waiting = connecting.count
                 connecting.removeAll(where: \.isConnected)
-                if connecting.count >= Self.connectingAtOnce { try await Task.sleep(for: .milliseconds(2)) }
+                if connecting.count < waiting { lastAccepted = .now }
+                if ContinuousClock.now - lastAccepted > .seconds(5) { pacing = false }
+                if pacing, connecting.count >= Self.connectingAtOnce { try await Task.sleep(for: .milliseconds(2)) }
             }
             let path = directory.appendingPathComponent("\(id).sqlite").path
             if storage == .file {
