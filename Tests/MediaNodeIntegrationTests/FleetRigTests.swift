@@ -15,12 +15,18 @@ struct FleetRigTests {
         try JSONValue(parsing: Array(try Data(contentsOf: path)))
     }
 
+    /// A folder of its own for a run's report; the caller removes it.
+    static func scratchDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rig-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     @Test("20 nodes for 5 s through mosquitto: all online, every command answered, no retained state wrong")
     func smallRigOnMosquitto() async throws {
         let broker = try await MosquittoBroker()
         defer { broker.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rig-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("report.json")
         let (status, output) = try await ToolRun.capture(
@@ -59,8 +65,7 @@ struct FleetRigTests {
     func catalogsInMemory() async throws {
         let broker = try await MosquittoBroker()
         defer { broker.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rig-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         func run(_ catalogs: String) async throws -> JSONValue {
             let json = directory.appendingPathComponent("\(catalogs).json")
@@ -89,8 +94,7 @@ struct FleetRigTests {
     func fleetHealthInTheReport() async throws {
         let broker = try await MosquittoBroker()
         defer { broker.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rig-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = directory.appendingPathComponent("report.json")
         let (status, output) = try await ToolRun.capture(Self.rigPath, [
@@ -118,5 +122,9 @@ struct FleetRigTests {
         #expect(status != 0 && output.contains("--nodes"), "\(output)")
         let (badPrefix, prefixOutput) = try await ToolRun.capture(Self.rigPath, ["--prefix", "rig/#"])
         #expect(badPrefix != 0 && prefixOutput.contains("--prefix"), "\(prefixOutput)")
+        let (badCatalogs, catalogsOutput) = try await ToolRun.capture(Self.rigPath, ["--catalogs", "disk"])
+        #expect(badCatalogs != 0 && catalogsOutput.contains("--catalogs must be file, memory or auto"), "\(catalogsOutput)")
+        let (badWarmup, warmupOutput) = try await ToolRun.capture(Self.rigPath, ["--duration", "5", "--warmup", "5"])
+        #expect(badWarmup != 0 && warmupOutput.contains("--warmup"), "\(warmupOutput)")
     }
 }

@@ -18,15 +18,18 @@ int socketpair(int domain, int type, int protocol, int pair[2]) {
         errno = EMFILE;
         return -1;
     }
+    // Looked up once; threads that race to it store the same address.
     static int (*next)(int, int, int, int[2]);
-    if (next == NULL) {
-        next = (int (*)(int, int, int, int[2]))dlsym(RTLD_NEXT, "socketpair");
-        if (next == NULL) {
+    int (*found)(int, int, int, int[2]) = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
+    if (found == NULL) {
+        found = (int (*)(int, int, int, int[2]))dlsym(RTLD_NEXT, "socketpair");
+        if (found == NULL) {
             errno = ENOSYS;
             return -1;
         }
+        __atomic_store_n(&next, found, __ATOMIC_RELEASE);
     }
-    return next(domain, type, protocol, pair);
+    return found(domain, type, protocol, pair);
 }
 
 struct mosquitto *medianode_mosquitto_new(const char *client_id, int clean_session, void *user_data) {
