@@ -8,12 +8,11 @@ extension SoundServerTests {
     /// announcement's stream beside a call that corks the music.
     @Suite("Sinks and roles on the car's sound server")
     struct RoutingTests {
-        /// Below the first step's 500 Hz, as the call's 350 Hz is. Between two steps was not enough: a step is
-        /// read from zero crossings in 20 ms, which can miss one (25 Hz), and 2050 Hz then read as 2025 Hz,
-        /// step 15 (2000 Hz) within its 35 Hz, for the whole clip in some runs: "music during the call".
-        static let clipFrequency = 300.0
+        /// Halfway between two steps: in a 20 ms window (whole cycles of both) it adds nothing to any step's
+        /// level, and far enough from the call's 350 Hz that the clip's own span reads clean.
+        static let clipFrequency = 2050.0
 
-        /// A library of `steps` one-second tone steps and a 2 s announcement clip at 300 Hz (no step's tone).
+        /// A library of `steps` one-second tone steps and a 2 s announcement clip at 2050 Hz (no step's tone).
         static func library(steps: Int, into urls: inout (steps: URL?, clip: URL?), at library: URL) async throws {
             urls.steps = try await ToneSteps.write(count: steps, named: "steps.ogg", in: library)
             var track = ToneTrack(fileName: "clip.ogg", frequency: Int(clipFrequency), seconds: 2, title: "Chime")
@@ -143,15 +142,31 @@ extension SoundServerTests {
             let from = try #require(recording.second(atWallTime: announcedAt))
             let callEnd = try #require(recording.second(atWallTime: callEnded.timeIntervalSince1970))
             let span = wav.toneSpan(Self.clipFrequency, from: from)
-            let musicDuringCall = wav.toneStepRuns(from: from, to: callEnd - 0.1).heard
+            // Music under the clip, window by window, as the level of the loudest step. Not the step runs, which
+            // read the dominant tone from zero crossings: a missed crossing (25 Hz in 20 ms) read the clip's
+            // 2050 Hz as 2025 Hz, step 15, in some runs.
+            let music = wav.toneStepRuns(to: from).heard.last
+            let playingLevel = music.map { wav.toneStepLevel(from: $0.start, length: min(0.5, $0.end - $0.start), steps: 0..<20) } ?? 0
+            // A window that holds the clip's start or end has a tone cut short, whose spread reaches the steps.
+            let edges = span.map { [$0.start, $0.end] } ?? []
+            let windows = stride(from: from, to: callEnd - 0.12, by: 0.02).filter { time in
+                edges.allSatisfy { $0 < time - 0.03 || $0 > time + 0.05 }
+            }
+            let musicDuringCall = windows.compactMap { time -> String? in
+                let level = wav.toneStepLevel(from: time, length: 0.02, steps: 0..<20)
+                return level > playingLevel / 10 ? String(format: "%.2f s: %.3f", time, level) : nil
+            }
             print("announcement during a call: streams \(streams.map { "\($0)\($0.isCorked ? " corked" : "")" }); "
                   + "the clip heard \(span.map { String(format: "%.2f-%.2f s", $0.start, $0.end) } ?? "nowhere") "
-                  + String(format: "(call ended at %.2f s); ", callEnd) + "\(finished.jsonString)")
+                  + String(format: "(call ended at %.2f s); music at %.3f before the call, ", callEnd, playingLevel)
+                  + String(format: "at most %.3f during it; ", windows.map { wav.toneStepLevel(from: $0, length: 0.02, steps: 0..<20) }.max() ?? 0)
+                  + "\(finished.jsonString)")
             #expect(streams.contains { $0.role == "event" && !$0.isCorked }, "the announcement is not corked: \(streams)")
             #expect(streams.contains { $0.role == "music" && $0.isCorked }, "the music is: \(streams)")
             #expect(finished["reason"] == "finished", "\(finished.jsonString)")
             #expect(span.map { $0.end < callEnd && $0.end - $0.start > 1.5 } == true, "the whole clip is heard during the call")
-            #expect(musicDuringCall.isEmpty, "no music during the call: \(musicDuringCall)")
+            #expect(playingLevel > 0.05, "the music was heard before the call: \(String(describing: music)), level \(playingLevel)")
+            #expect(musicDuringCall.isEmpty, "no music during the call (a tenth of \(playingLevel) or more): \(musicDuringCall)")
             #expect(afterClip["state"] == "interrupted" && afterClip["elapsedPlaybackTime"] == held["elapsedPlaybackTime"],
                     "the music is still held after the clip: \(afterClip.jsonString)")
             let runs = wav.toneStepRuns(from: callEnd)
