@@ -123,13 +123,41 @@ struct PlaybackSoundServerTests {
         #expect(await rig.controller.snapshot.state == .paused)
 
         let called = await PlaybackRig.loaded()
+        called.clock.advance(by: 12)
         called.engine.serverFocus(false)
         await called.settle()
+        called.clock.advance(by: 3)
         called.engine.loseSoundServer()
         await called.settle()
         called.engine.returnSoundServer()
         await called.settle()
         #expect(await called.controller.snapshot.state == .playing, "a restarted server has no call to wait for")
+        #expect(abs(await called.controller.snapshot.elapsed(at: called.clock.now()) - 12) < 1e-6)
+    }
+
+    /// A sink asked after its server died reads where it was last started: the engine holds what the core
+    /// says, not that reading.
+    @Test("music held for a call or paused when the server goes: the engine is told the place it stands at, so the return plays on from there")
+    func heldWhenLost() async {
+        for pausedByListener in [false, true] {
+            let rig = await PlaybackRig.loaded()
+            rig.clock.advance(by: 12)
+            if pausedByListener {
+                #expect(await rig.controller.pause() == .success)
+            } else {
+                rig.engine.serverFocus(false)
+                await rig.settle()
+            }
+            rig.clock.advance(by: 3)
+            rig.engine.loseSoundServer(heard: 0)
+            await rig.settle()
+            #expect(rig.engine.calls.last == .seek(12), "paused by the listener: \(pausedByListener)")
+            rig.engine.returnSoundServer()
+            await rig.settle()
+            if pausedByListener { #expect(await rig.controller.play() == .success) }
+            rig.clock.advance(by: 1)
+            #expect(await rig.engine.position() == 13, "plays on from the place it stood at (paused by the listener: \(pausedByListener))")
+        }
     }
 }
 

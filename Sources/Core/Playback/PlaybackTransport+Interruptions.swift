@@ -82,14 +82,21 @@ extension PlaybackTransport {
     /// The output is gone: playing music is held as `interrupted` where it was heard, and plays on from
     /// there once the output is back; an item not yet heard that a command waits on is refused instead.
     ///
-    /// An output that is gone has no position to read: where the listener last heard the music is the
-    /// anchored estimate (anchored when the audio was heard), and the engine is told to hold the item there.
+    /// An output that is gone has no position to read (a sound server's sink, asked after its server died,
+    /// reads seconds behind, often where it was last started or seeked): where the listener last heard the
+    /// music is the anchored estimate (anchored when the audio was heard), and the engine is told to hold the
+    /// item there, whether it was playing, paused or held for a call.
     nonisolated(nonsending) func outputLost(_ message: String) async {
         emit(.output(.lost(message)))
         // Held for a call when the server went: a restarted server has no call to wait for, so its return
         // ends the hold.
         if state == .interrupted, interruption?.cause == .audioFocus { interruption?.cause = .outputLost }
-        guard state == .playing, let item = queue.currentItem else { return }
+        guard state == .playing, let item = queue.currentItem else {
+            if loads.isLoaded, let item = queue.currentItem, !item.isLiveStream {
+                try? await engine.seek(to: playhead.computedPosition())
+            }
+            return
+        }
         await playhead.cancelSeekHold()
         let heard = playhead.computedPosition()
         if !item.isLiveStream { try? await engine.seek(to: heard) }

@@ -172,11 +172,13 @@ public final class InMemoryAudioEngine: AudioEngine {
     }
 
     /// The sound server goes away as the real engine sees it: the audio stops where it was, `play` answers
-    /// `.device` until `returnSoundServer()`, and the loss is reported.
-    public func loseSoundServer(_ message: String = "the sound server at unix:/run/car/pulse/native does not answer") {
+    /// `.device` until `returnSoundServer()`, and the loss is reported. `heard`: what the engine reads then
+    /// (a real sink reads a stale place once its server is gone); by default where the music was.
+    public func loseSoundServer(_ message: String = "the sound server at unix:/run/car/pulse/native does not answer",
+                                heard: Double? = nil) {
         state.withLock { state in
             state.deviceLost = true
-            state.anchorPosition = Self.position(state, now: clock.now()) ?? 0
+            state.anchorPosition = heard ?? Self.position(state, now: clock.now()) ?? 0
             state.anchorTime = clock.now()
             state.isPlaying = false
         }

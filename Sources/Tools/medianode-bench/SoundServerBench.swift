@@ -40,7 +40,8 @@ struct SoundServerBench: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         let library = directory.appendingPathComponent("library")
         try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
-        let steps = try await ToneSteps.write(count: 12 + rounds * 14, named: "steps.ogg", in: library)
+        // Room for a loaded machine, where each round's waits run long while the music plays on.
+        let steps = try await ToneSteps.write(count: 20 + rounds * 30, named: "steps.ogg", in: library)
         let call = try await PrivateSoundServer.phoneCall(seconds: callSeconds, in: directory)
 
         let broker = try await MosquittoBroker()
@@ -66,6 +67,10 @@ struct SoundServerBench: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(2.5))
 
         var figures = SoundServerFigures()
+        // Read from the recordings once the rounds are over: reading them as the music plays would stretch
+        // the rounds on a loaded machine, and the file could run out.
+        var readings: [(side: Int, heard: () -> Heard?, restart: Bool)] = []
+        var replaced: [Recordings] = []
         for _ in 0..<rounds {
             // PulseAudio's role policy acts within a sink: a call on each, started together.
             let began = now()
@@ -78,8 +83,7 @@ struct SoundServerBench: AsyncParsableCommand {
             figures.held.node.append(.seconds(nodeHeld - began))
             figures.held.floor.append(.seconds(floorHeld - began))
             for (side, recording) in [(0, recordings.node), (1, recordings.floor)] {
-                figures.add(Heard(side, stoppedIn: recording, before: ended[side], resumedIn: recording, after: began, since: ended[side]),
-                            to: side, restart: false)
+                readings.append((side, { Heard(side, stoppedIn: recording, before: ended[side], resumedIn: recording, after: began, since: ended[side]) }, false))
             }
         }
         for _ in 0..<rounds {
@@ -99,13 +103,14 @@ struct SoundServerBench: AsyncParsableCommand {
             figures.lost.node.append(.seconds(nodeLost - killed))
             figures.lost.floor.append(.seconds(floorLost - killed))
             for (side, old, new) in [(0, before.node, recordings.node), (1, before.floor, recordings.floor)] {
-                figures.add(Heard(side, stoppedIn: old, before: nil, resumedIn: new, after: returned - 1, since: returned),
-                            to: side, restart: true)
+                readings.append((side, { Heard(side, stoppedIn: old, before: nil, resumedIn: new, after: returned - 1, since: returned) }, true))
             }
-            before.stop()
+            replaced.append(before)
         }
         recordings.stop()
         floor.stop()
+        for reading in readings { figures.add(reading.heard(), to: reading.side, restart: reading.restart) }
+        for old in replaced { old.stop() }
         await node.shutdown()
         await nodeTask.value
         await commander.client.shutdown()
