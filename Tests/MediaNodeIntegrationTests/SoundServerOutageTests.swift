@@ -46,6 +46,43 @@ extension SoundServerTests {
             after.stop()
         }
 
+        /// A corked sink writes nothing, so it notices no loss by itself; and asked where it stands after its
+        /// server died, it reads a stale place (where it last started or seeked, seconds back). Restarted at
+        /// once, the server answers before anything notices it was gone, but the music's stream went with it.
+        @Test("SIGKILLed during a phone call (and started again 1.5 s later, or at once): outputLost, and the music the call held plays on after the server's return, from where the call held it",
+              arguments: [1.5, 0])
+        func serverRestartsDuringACall(away: Double) async throws {
+            let server = try await PrivateSoundServer()
+            defer { server.stop() }
+            let (rig, before) = try await PhoneCallTests.playing(server, for: 3.3)
+            defer { rig.stop() }
+            let call = try await PrivateSoundServer.phoneCall(seconds: 6, in: rig.directory)
+            let phone = server.play(call, role: "phone")
+            let (held, _) = try await rig.waitForState("interrupted", timeout: 5)
+            try await sleep(1.5)
+            let killedAt = Date()
+            await server.kill()
+            _ = try? await phone.value
+            try await sleep(away)
+            try await server.start()
+            let after = try server.record()
+            let lost = try await rig.waitForEvent("outputLost", timeout: 5) { $0["type"] == "outputLost" }
+            let (_, playingAt) = try await rig.waitForState("playing", timeout: 5)
+            try await after.waitFor(seconds: 3)
+
+            let runsBefore = try before.wav().toneStepRuns()
+            let stopped = try #require(runsBefore.positionWhereMusicStopped(before: before.second(atWallTime: killedAt.timeIntervalSince1970) ?? before.seconds),
+                                       "where the call held the music: \(runsBefore)")
+            let runs = try after.wav().toneStepRuns()
+            let resumed = try #require(runs.positionWhereMusicResumed(after: 0), "where it went on: \(runs)")
+            print(String(format: "server restart during a call (away %.1f s): %@; held at %.3f s (now playing %.3f s); back (now playing: playing %.3f s after the kill) from %.3f s (%+.3f s: + lost, - repeated)",
+                         away, lost["message"]?.stringValue ?? "-", stopped, held["elapsedPlaybackTime"]?.numberValue ?? -1, playingAt.timeIntervalSince(killedAt),
+                         resumed.position, resumed.position - stopped))
+            #expect(lost["message"]?.stringValue?.contains("sound server") == true, "\(lost.jsonString)")
+            #expect(abs(resumed.position - stopped) < 1, "from where the call held it")
+            after.stop()
+        }
+
         @Test("no sound server at start: the node comes online; playItem and play answer deviceNotFound naming the sound server; once it answers, play plays")
         func absentAtStart() async throws {
             let server = try await PrivateSoundServer(startNow: false)

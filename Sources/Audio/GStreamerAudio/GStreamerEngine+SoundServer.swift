@@ -46,6 +46,43 @@ extension GStreamerEngine {
         }
     }
 
+    /// How often the engine asks whether the connection of a sink that writes nothing still stands.
+    static let heldStreamCheckInterval = Duration.seconds(1)
+
+    /// Watches, for as long as the engine lives, over an item held on a sound server (paused, corked for a
+    /// call, or loaded and not yet played): its sink writes nothing, so it would not notice the server go
+    /// away or restart, and the next play would fail as if the item were bad. Playing music needs no
+    /// watch: the sink's next write fails.
+    func watchHeldStream() {
+        guard heldStreamWatch == nil, pipeline.shared.soundServer != nil else { return }
+        heldStreamWatch = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.heldStreamCheckInterval)
+                guard let self, await self.checkHeldStream() else { return }
+            }
+        }
+    }
+
+    /// Asks the held stream's connection; false once the engine is released.
+    private func checkHeldStream() -> Bool {
+        guard !pipeline.isReleased else { return false }
+        // Steadily PAUSED: the sink holds its connection and stream then (not in READY or NULL, and a change
+        // of state is the engine's own business).
+        guard let server = pipeline.shared.soundServer, soundServerLoss == nil, loaded != nil, standsIn(GST_STATE_PAUSED)
+        else { return true }
+        // The question posts an error on the bus over a connection that is gone: the loss's, as every error
+        // until the server is back.
+        pipeline.shared.state.withLock { $0.soundServerLost = true }
+        if server.connection.stands() {
+            pipeline.shared.state.withLock { $0.soundServerLost = false }
+            return true
+        }
+        pipeline.shared.state.withLock { $0.soundServerLost = false }
+        soundServerLost(SoundServer.unreachable(device: server.device)
+                        ?? "the sound server at \(SoundServer.address) restarted: the connection of the music's stream was lost")
+        return true
+    }
+
     /// After a failed state change of a sound server's output: whether the server is what failed, and if so,
     /// holds the item and throws the reason.
     func checkSoundServer(heldAt position: Double?) throws(AudioError) {
@@ -73,8 +110,13 @@ extension GStreamerEngine {
             mn_object_set_string(pipeline.playbin, "uri", uri)
             let opened = gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE
                 && waitForSteadyState(seconds: 5)
-            // A live stream takes no seek: it goes on live.
-            if opened, loss.position > 0 || rate != 1 { _ = flushingSeek(to: loss.position, rate: rate, waitSeconds: 5) }
+            // A live stream takes no seek: it goes on live. A seek refused on a loaded machine is asked once
+            // more, once the pipeline has settled; the log says when the item plays on from its start instead.
+            if opened, loss.position > 0 || rate != 1,
+               !flushingSeek(to: loss.position, rate: rate, waitSeconds: 5),
+               !(waitForSteadyState(seconds: 5) && flushingSeek(to: loss.position, rate: rate, waitSeconds: 5)) {
+                logger.warning("audio: the item could not be placed at \(loss.position) s again on the sound server's return")
+            }
             guard opened else {
                 logger.debug("audio: the sound server answered, but the item could not be opened on it yet")
                 takeDownPlaybin()
@@ -108,9 +150,14 @@ extension GStreamerEngine {
 
     /// Whether the pipeline is in PLAYING with no change pending; never waits.
     private func standsInPlaying() -> Bool {
+        standsIn(GST_STATE_PLAYING)
+    }
+
+    /// Whether the pipeline is in `target` with no change pending; never waits.
+    private func standsIn(_ target: GstState) -> Bool {
         var state = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
         gst_element_get_state(pipeline.playbin, &state, &pending, 0)
-        return state == GST_STATE_PLAYING && pending == GST_STATE_VOID_PENDING
+        return state == target && pending == GST_STATE_VOID_PENDING
     }
 
     /// The position while the pipeline stands in PLAYING, else nil.

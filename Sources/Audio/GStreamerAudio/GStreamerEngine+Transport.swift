@@ -16,6 +16,7 @@ extension GStreamerEngine {
         let target = try GStreamer.uri(from: uri)
         let named = next.flatMap { next in (try? GStreamer.uri(from: next.uri)).map { NextItem(uri: $0, token: next.token) } }
         try checkAlive()
+        watchHeldStream()
         let playbin = pipeline.playbin
         takeDownPlaybin()
         // No streaming thread runs now, so nothing of the old load can post after this marker.

@@ -42,6 +42,8 @@ public actor GStreamerEngine: AudioEngine {
     /// Where the current load was asked to start.
     var loadStart: Double?
     var soundServerRetry: Task<Void, Never>?
+    /// Watches an item held on a sound server (see `watchHeldStream`).
+    var heldStreamWatch: Task<Void, Never>?
 
     /// Builds the pipeline and its output. Runs on the caller's thread; the `auto` sink asks the sound server
     /// and probes the audio device here, which takes a few milliseconds. A sound server that does not answer
@@ -86,6 +88,7 @@ public actor GStreamerEngine: AudioEngine {
 
     public func shutdown() async {
         soundServerRetry?.cancel()
+        heldStreamWatch?.cancel()
         loaded = nil
         pipeline.release()
     }
