@@ -71,13 +71,12 @@ extension GStreamerEngine {
         guard let server = pipeline.shared.soundServer, soundServerLoss == nil, loaded != nil, standsIn(GST_STATE_PAUSED)
         else { return true }
         // The question posts an error on the bus over a connection that is gone: the loss's, as every error
-        // until the server is back.
+        // until the server is back (so the flag stands from before the question to the loss).
         pipeline.shared.state.withLock { $0.soundServerLost = true }
         if server.connection.stands() {
             pipeline.shared.state.withLock { $0.soundServerLost = false }
             return true
         }
-        pipeline.shared.state.withLock { $0.soundServerLost = false }
         soundServerLost(SoundServer.unreachable(device: server.device)
                         ?? "the sound server at \(SoundServer.address) restarted: the connection of the music's stream was lost")
         return true
