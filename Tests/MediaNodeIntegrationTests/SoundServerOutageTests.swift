@@ -66,7 +66,13 @@ extension SoundServerTests {
             try await sleep(away)
             try await server.start()
             let after = try server.record()
-            let lost = try await rig.waitForEvent("outputLost", timeout: 5) { $0["type"] == "outputLost" }
+            let lost: JSONValue
+            do {
+                lost = try await rig.waitForEvent("outputLost", timeout: 5) { $0["type"] == "outputLost" }
+            } catch {
+                Issue.record("no outputLost: \(error); the node's log: \(rig.node.log.split(separator: "\n").suffix(30).joined(separator: "\n"))")
+                throw error
+            }
             let (_, playingAt) = try await rig.waitForState("playing", timeout: 5)
             try await after.waitFor(seconds: 3)
 

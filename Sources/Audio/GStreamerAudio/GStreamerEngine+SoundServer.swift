@@ -63,22 +63,20 @@ extension GStreamerEngine {
         }
     }
 
-    /// Asks the held stream's connection; false once the engine is released.
+    /// Asks whether the held stream's connection still stands; false once the engine is released.
+    ///
+    /// The probe's pulsesink shares the music's connection (pulsesink keeps one per client name and server),
+    /// so it fails on a connection that is gone even when a restarted server answers; over one that stands it
+    /// opens no connection of its own. (The music's own sink is not asked: its `device-name`, read over a
+    /// connection that is gone, frees its cached description without forgetting it, and a second read or
+    /// its finalization frees it again.)
     private func checkHeldStream() -> Bool {
         guard !pipeline.isReleased else { return false }
         // Steadily PAUSED: the sink holds its connection and stream then (not in READY or NULL, and a change
         // of state is the engine's own business).
         guard let server = pipeline.shared.soundServer, soundServerLoss == nil, loaded != nil, standsIn(GST_STATE_PAUSED)
         else { return true }
-        // The question posts an error on the bus over a connection that is gone: the loss's, as every error
-        // until the server is back (so the flag stands from before the question to the loss).
-        pipeline.shared.state.withLock { $0.soundServerLost = true }
-        if server.connection.stands() {
-            pipeline.shared.state.withLock { $0.soundServerLost = false }
-            return true
-        }
-        soundServerLost(SoundServer.unreachable(device: server.device)
-                        ?? "the sound server at \(SoundServer.address) restarted: the connection of the music's stream was lost")
+        if let reason = SoundServer.unreachable(device: server.device) { soundServerLost(reason) }
         return true
     }
 

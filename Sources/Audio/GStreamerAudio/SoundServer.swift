@@ -99,7 +99,6 @@ struct SoundServerStream: Sendable {
     /// The server's sink named in the description; nil: its default sink.
     let device: String?
     let naming: StreamNaming
-    let connection: SinkConnection
 
     /// The sound server stream in `output`, if it has a pulsesink (the element itself or one inside a sink
     /// description), given MediaNode's stream properties.
@@ -113,27 +112,5 @@ struct SoundServerStream: Sendable {
         g_free(device)
         naming = StreamNaming(sink: sink, title: title)
         naming.attach()
-        connection = SinkConnection(sink: sink)
-    }
-}
-
-/// Whether a pulsesink's connection to its server still stands. A sink that writes nothing (paused, or corked
-/// for a call) never notices its server go away, nor come back at once as another process: its stream is
-/// gone either way, and it would only say so on the next play, as a failure of the item.
-final class SinkConnection: @unchecked Sendable {
-    /// Borrowed: the pipeline owns the sink.
-    private let sink: UnsafeMutablePointer<GstElement>
-
-    init(sink: UnsafeMutablePointer<GstElement>) {
-        self.sink = sink
-    }
-
-    /// Asks the server, over the sink's own connection, for the description of the sink it plays to (one
-    /// round trip, on the calling thread): none comes over a connection that is gone, or for a sink the server
-    /// no longer has. A connection that is gone also posts an error on the bus.
-    func stands() -> Bool {
-        guard let description = mn_object_get_string(sink, "device-name") else { return false }
-        g_free(description)
-        return true
     }
 }
