@@ -89,6 +89,33 @@ extension SoundServerTests {
             after.stop()
         }
 
+        @Test("paused by the listener when the server restarts: outputLost and outputRestored, it stays paused, and play plays on from where it was paused")
+        func serverRestartsWhilePaused() async throws {
+            let server = try await PrivateSoundServer()
+            defer { server.stop() }
+            let (rig, before) = try await PhoneCallTests.playing(server, for: 3.3)
+            defer { rig.stop() }
+            #expect(try await rig.status("pause") == "success")
+            try await sleep(1)
+            await server.kill()
+            try await server.start()
+            try await rig.waitForEvent("outputLost", timeout: 5) { $0["type"] == "outputLost" }
+            try await rig.waitForEvent("outputRestored", timeout: 5) { $0["type"] == "outputRestored" }
+            #expect(await rig.nowPlaying?["state"]?.stringValue == "paused", "the pause stands")
+            let after = try server.record()
+            #expect(try await rig.status("play") == "success", "play plays on the restarted server")
+            try await after.waitFor(seconds: 2.5)
+
+            let runsBefore = try before.wav().toneStepRuns()
+            let stopped = try #require(runsBefore.positionWhereMusicStopped(before: before.seconds), "where it was paused: \(runsBefore)")
+            let runs = try after.wav().toneStepRuns()
+            let resumed = try #require(runs.positionWhereMusicResumed(after: 0), "where it went on: \(runs)")
+            print(String(format: "server restart while paused: paused at %.3f s, played on from %.3f s (%+.3f s: + lost, - repeated)",
+                         stopped, resumed.position, resumed.position - stopped))
+            #expect(abs(resumed.position - stopped) < 1, "from where it was paused")
+            after.stop()
+        }
+
         @Test("no sound server at start: the node comes online; playItem and play answer deviceNotFound naming the sound server; once it answers, play plays")
         func absentAtStart() async throws {
             let server = try await PrivateSoundServer(startNow: false)
