@@ -51,8 +51,8 @@ extension GStreamerEngine {
 
     /// Watches, for as long as the engine lives, over an item held on a sound server (paused, corked for a
     /// call, or loaded and not yet played): its sink writes nothing, so it would not notice the server go
-    /// away or restart, and the next play would fail as if the item were bad. Playing music needs no
-    /// watch: the sink's next write fails.
+    /// away or restart, and music held for a call would wait for an uncork that never comes. Playing music
+    /// needs no watch: the sink's next write fails.
     func watchHeldStream() {
         guard heldStreamWatch == nil, pipeline.shared.soundServer != nil else { return }
         heldStreamWatch = Task { [weak self] in
