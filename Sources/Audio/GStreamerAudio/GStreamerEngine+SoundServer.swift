@@ -107,13 +107,8 @@ extension GStreamerEngine {
             mn_object_set_string(pipeline.playbin, "uri", uri)
             let opened = gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE
                 && waitForSteadyState(seconds: 5)
-            // A live stream takes no seek: it goes on live. A seek refused on a loaded machine is asked once
-            // more, once the pipeline has settled; the log says when the item plays on from its start instead.
-            if opened, loss.position > 0 || rate != 1,
-               !flushingSeek(to: loss.position, rate: rate, waitSeconds: 5),
-               !(waitForSteadyState(seconds: 5) && flushingSeek(to: loss.position, rate: rate, waitSeconds: 5)) {
-                logger.warning("audio: the item could not be placed at \(loss.position) s again on the sound server's return")
-            }
+            // A live stream takes no seek: it goes on live.
+            if opened, loss.position > 0 || rate != 1 { _ = flushingSeek(to: loss.position, rate: rate, waitSeconds: 5) }
             guard opened else {
                 logger.debug("audio: the sound server answered, but the item could not be opened on it yet")
                 takeDownPlaybin()
