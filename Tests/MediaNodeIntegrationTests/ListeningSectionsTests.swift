@@ -89,13 +89,14 @@ struct ListeningSectionsTests {
         #expect(try await rig.request("pause", #"{"id":"pause"}"#, id: "pause")["status"] == "success")
         // Where it paused, as now playing says: at 10 s of 20, a little later on a busy machine, or a hair
         // before, since the position waited for above is a reader's extrapolation, which may be up to 50 ms
-        // off the audio's (a pause at 9.9986 s shows 0.49993, and a wait for 0.5 or more never ends).
+        // off the audio's (a pause at 9.9986 s shows 0.49993, and a wait for 0.5 or more never ends), and the
+        // pause reads the audio a moment later still (seen: 9.946 s in a whole-suite run): 0.1 s is allowed.
         let paused = try await rig.running.waitUntil(rig.topics.nowPlaying, "the episode paused") {
             $0["identifier"]?.stringValue == episode && $0["state"] == "paused"
         }
         let elapsed = paused["elapsedPlaybackTime"]?.numberValue ?? -1
         let duration = try #require(paused["playbackDuration"]?.numberValue, "\(paused.jsonString)")
-        #expect(elapsed >= 9.95 && elapsed < 15, "paused at \(elapsed) s of \(duration)")
+        #expect(elapsed >= 9.9 && elapsed < 15, "paused at \(elapsed) s of \(duration)")
         // Recently Played shows it first, with the progress of that very place.
         let half = try await rig.waitForNode(Self.recent, timeout: .seconds(30)) { node in
             let progress = node?["children"]?[0]?["playbackProgress"]?.numberValue ?? -1
