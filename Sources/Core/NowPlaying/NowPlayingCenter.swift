@@ -25,6 +25,13 @@ public struct NowPlayingCenter: Sendable {
         return candidate.json
     }
 
+    /// `offer(_:)`, returning the document as the bytes to publish.
+    public mutating func offerBytes(_ candidate: NowPlayingInfo) -> [UInt8]? {
+        guard shouldPublish(candidate) else { return nil }
+        published = candidate
+        return candidate.jsonBytes
+    }
+
     /// Builds the candidate from a controller snapshot and offers it (see `NowPlayingInfo.init(snapshot:)`).
     /// - Parameter now: when the document goes out; it names the chapter the audio is in then.
     public mutating func offer(

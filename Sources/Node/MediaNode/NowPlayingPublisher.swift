@@ -102,10 +102,10 @@ actor NowPlayingPublisher: Service, PlaybackObserver {
         let identifier = snapshot.item?.identifier
         let now = clock.now()
         if reanchored { (snapshot.elapsed, snapshot.timestamp) = (snapshot.elapsed(at: now), now) }
-        let document = center.offer(
+        let document = center.offerBytes(NowPlayingInfo(
             snapshot: snapshot, artwork: identifier.flatMap { artwork[$0]?.0 },
-            nowPlayingIdentifiers: identifier.flatMap { identifierPaths[$0] }, at: now)
-        if let document { retained.publish(topics.nowPlaying, document.jsonBytes) }
+            nowPlayingIdentifiers: identifier.flatMap { identifierPaths[$0] }, at: now))
+        if let document { retained.publish(topics.nowPlaying, document) }
         armChapterTimer(snapshot, now: now)
         // The picture itself on a fixed topic, for readers that cannot follow `artwork.topic`; the bytes
         // are those already published on that topic, so nothing is copied or compared twice.
