@@ -7,12 +7,14 @@ import Synchronization
 /// deadline. A node makes such waits for every command (a reply's limit, the pause between saves): in a
 /// rig of a thousand nodes that was three timers a command and a fifth of the process's task switches.
 /// These deadlines are bounds, not schedules, so a look every `tick` is precise enough; the task that looks
-/// runs only while someone waits, so an idle node does not wake for it.
+/// runs only while someone waits and for `linger` after, so an idle node does not wake for it, and a
+/// node answering a command every few seconds does not start a task on the way to each reply (the reply
+/// deadline's first look is asked for while the command is routed).
 final class DeadlineSweep: Sendable {
-    static let shared = DeadlineSweep(tick: .milliseconds(20))
+    static let shared = DeadlineSweep(tick: .milliseconds(20), linger: .milliseconds(500))
     /// For watchdogs that look a few times a second (a reply's deadline of seconds): in a daemon it wakes
     /// as their own quarter-second sleep did, and in a process of many nodes once for all of them.
-    static let coarse = DeadlineSweep(tick: .milliseconds(250))
+    static let coarse = DeadlineSweep(tick: .milliseconds(250), linger: .seconds(10))
 
     private struct Waiter {
         let deadline: ContinuousClock.Instant
@@ -34,9 +36,14 @@ final class DeadlineSweep: Sendable {
     }
 
     let tick: Duration
+    /// How long the sweep goes on looking once nothing waits, in case something soon does.
+    let linger: Duration
     private let state = Mutex(State())
 
-    init(tick: Duration) { self.tick = tick }
+    init(tick: Duration, linger: Duration = .zero) {
+        self.tick = tick
+        self.linger = linger
+    }
 
     /// Returns at `deadline` (up to a tick later), or at once when the task is cancelled.
     func sleep(until deadline: ContinuousClock.Instant) async {
@@ -88,6 +95,7 @@ final class DeadlineSweep: Sendable {
     private func sweep() {
         Task.detached { [self] in
             var goOn = true
+            var idleSince: ContinuousClock.Instant?
             while goOn {
                 try? await Task.sleep(for: tick)
                 let (due, calls) = state.withLock { state in
@@ -102,8 +110,16 @@ final class DeadlineSweep: Sendable {
                 for call in calls { call() }
                 // Decided after the calls: one may have asked for another.
                 goOn = state.withLock { state in
-                    if state.isEmpty { state.isSweeping = false }
-                    return !state.isEmpty
+                    if !state.isEmpty {
+                        idleSince = nil
+                        return true
+                    }
+                    let now = ContinuousClock.now
+                    let since = idleSince ?? now
+                    idleSince = since
+                    guard now - since >= linger else { return true }
+                    state.isSweeping = false
+                    return false
                 }
             }
         }
