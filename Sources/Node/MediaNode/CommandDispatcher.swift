@@ -48,11 +48,24 @@ struct CommandDispatcher: CommandAnswering {
     ///   answered it, and then this answer is dropped.
     func handle(_ message: MQTTMessage, settled: () -> Bool = { true }) async {
         if let name = topics.commandName(in: message.topic) {
+            // A playback command's effect on now playing, the queue and the volume is marked before its
+            // answer, by this lane; the content lane's reads change none of them.
+            let marksState = commandCenter.lane(of: name) != .content && playback != nil
+            if marksState {
+                shownSnapshots.laneBegins()
+                retained.holdWakes()
+            }
+            defer { if marksState { retained.releaseWakes() } }
             let reply = await commandCenter.handle(
                 name: name, payload: message.payload, maximumPayload: maximumPayload)
-            // A playback command's effect on now playing, the queue and the volume is marked before its
-            // answer; the content lane's reads change none of them.
-            if reply.result.deferred == nil, commandCenter.lane(of: name) != .content { await waitUntilStateShown() }
+            if marksState {
+                if reply.result.deferred == nil { await waitUntilStateShown() }
+                shownSnapshots.laneEnds()
+                // What was made while the lane worked and after it marked, which the observers' loop left to it.
+                if let latest = playback?.latestSnapshot?.number, latest > shownSnapshots.number {
+                    _ = await shownSnapshots.showNewest()
+                }
+            }
             guard settled() else {
                 logger.warning("\(name) finished after its reply deadline; its result (\(reply.result.status.rawValue)) was not sent")
                 return

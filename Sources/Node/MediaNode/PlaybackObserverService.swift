@@ -33,8 +33,13 @@ struct PlaybackObserverService: Service {
                     // than the one that woke it (that one then wakes it for nothing), and which a command's reply
                     // may have shown already.
                     for await _ in playback.snapshots {
-                        await newest.showNewest()
-                        guard let (number, snapshot) = playback.latestSnapshot, number > followed else { continue }
+                        guard let (number, snapshot) = playback.latestSnapshot else { continue }
+                        // A command's lane marks what it made before its reply (and what was made meanwhile
+                        // once it is done); the followers still hear of a snapshot only once it is shown.
+                        var markedByLane = false
+                        if shown.isLaneMarking { markedByLane = await shown.wait(for: number, atMost: .seconds(1)) }
+                        if !markedByLane { await newest.showNewest() }
+                        guard number > followed else { continue }
                         followed = number
                         let item = snapshot.item?.identifier
                         for observer in following { await observer.playbackChanged(snapshot, itemChanged: item != followedItem) }

@@ -31,7 +31,15 @@ final class RetainedPublisher: Sendable {
         var isConnected = false
         /// Leftovers of an earlier run to clear once connected.
         var pendingClears: Set<String> = []
+        /// Commands being performed whose replies flush (see `holdWakes`), and since when.
+        var holds = 0
+        var heldSince = ContinuousClock.Instant.now
     }
+
+    /// How long a command's hold keeps marks from waking the loop: a command's work takes milliseconds;
+    /// one stuck in the audio engine is answered by its deadline (a flush) and leaves others' marks
+    /// waiting no longer than this.
+    static let longestHold: Duration = .seconds(1)
 
     init(transport: any MessageTransport, logger: Logger, book: RetainedTopicBook? = nil,
          remembers: @escaping @Sendable (String) -> Bool = { _ in false }) {
@@ -121,7 +129,26 @@ final class RetainedPublisher: Sendable {
         let wasClean = state.dirty.isEmpty
         guard state.isDirty.insert(topic).inserted else { return false }
         state.dirty.append(topic)
-        return wasClean
+        return wasClean && !(state.holds > 0 && .now - state.heldSince < longestHold)
+    }
+
+    /// A command that is about to change state and then flush before its reply: until `releaseWakes`, what
+    /// is marked waits for that flush instead of waking the loop, which would run for nothing on another
+    /// thread while the reply is on its way (a wake and a task switch for every playback command).
+    func holdWakes() {
+        state.withLock { state in
+            if state.holds == 0 { state.heldSince = .now }
+            state.holds += 1
+        }
+    }
+
+    /// The command's reply has flushed, or will not: anything marked since goes out with the loop.
+    func releaseWakes() {
+        let wakes = state.withLock { state in
+            state.holds -= 1
+            return state.holds == 0 && !state.dirty.isEmpty
+        }
+        if wakes { wakeContinuation.yield() }
     }
 
     // MARK: - Flushing

@@ -43,31 +43,17 @@ final class ShownSnapshots: Sendable {
     }
 
     /// Returns once snapshot `number` is shown; after `limit` at most, so a follower held up (by a slow
-    /// disk) never holds a reply past its deadline. True when it is shown.
+    /// disk) never holds a reply past its deadline, or at once when the task is cancelled. True when it is
+    /// shown. The limit is a call on the shared sweep, not a task of its own: this wait is on the way to
+    /// replies and to the followers of every snapshot a command's lane marks.
     @discardableResult
     func wait(for number: UInt64, atMost limit: Duration) async -> Bool {
         if self.number >= number { return true }
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await self.wait(for: number)
-                return self.number >= number
-            }
-            group.addTask {
-                await DeadlineSweep.shared.sleep(for: limit)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-    }
-
-    /// Returns once snapshot `number` is shown, or at once when the task is cancelled.
-    private func wait(for number: UInt64) async {
         let id = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter
         }
+        let expiry = Mutex<UInt64?>(nil)
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let goOn = state.withLock { state in
@@ -75,10 +61,33 @@ final class ShownSnapshots: Sendable {
                     state.waiters[id] = (number, continuation)
                     return false
                 }
-                if goOn { continuation.resume() }
+                if goOn { return continuation.resume() }
+                let call = DeadlineSweep.shared.call(at: .now + limit) { [self] in
+                    state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+                }
+                expiry.withLock { $0 = call }
             }
         } onCancel: {
             state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
         }
+        if let call = expiry.withLock({ $0 }) { DeadlineSweep.shared.cancelCall(call) }
+        return self.number >= number
     }
+
+    // MARK: - A command's lane marking its own state
+
+    /// Playback commands being performed on their lane, which marks the state they make itself before
+    /// its reply (see `laneBegins`).
+    private let lanesMarking = Atomic<Int>(0)
+
+    /// A command's lane is about to change playback and then mark the newest snapshot's state itself: until
+    /// `laneEnds`, the observers' loop leaves that marking to it, so the two do not take turns on the same
+    /// work, which costs the reply a hop to the loop's thread and back.
+    func laneBegins() { lanesMarking.add(1, ordering: .sequentiallyConsistent) }
+
+    /// The lane has marked what its command made; `showNewest` after this marks what was made meanwhile.
+    func laneEnds() { lanesMarking.subtract(1, ordering: .sequentiallyConsistent) }
+
+    /// Whether a command's lane will mark the newest snapshot's state (read after the snapshot's number).
+    var isLaneMarking: Bool { lanesMarking.load(ordering: .sequentiallyConsistent) > 0 }
 }
