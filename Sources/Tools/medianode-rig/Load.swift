@@ -43,7 +43,8 @@ struct Load: Sendable {
         var sequence = 0
         var generator = SystemRandomNumberGenerator()
         while next < end {
-            try? await Task.sleep(until: next, clock: clock)
+            if Task.isCancelled { return }
+            await SendSchedule.shared.sleep(until: next)
             let measured = next >= measuredFrom
             // How late this command leaves against its schedule: the generator's own lag.
             if measured { stats.lagged(milliseconds: (clock.now - next).seconds * 1000) }
