@@ -73,10 +73,13 @@ final class PublishedAnswers: Sendable {
     func invalidate(listing identifiers: Set<String>) {
         guard !identifiers.isEmpty else { return }
         entries.withLock { entries in
-            entries = entries.filter { _, entry in
-                !entry.answer.node.displaysPlaybackProgress
-                    || !entry.answer.node.children.contains { identifiers.contains($0.identifier) }
+            // Only what lists them goes: a position saved on every pause must not copy every answer kept.
+            var stale: [IndexPath] = []
+            for (path, entry) in entries where entry.answer.node.displaysPlaybackProgress
+                && entry.answer.node.children.contains(where: { identifiers.contains($0.identifier) }) {
+                stale.append(path)
             }
+            for path in stale { entries.removeValue(forKey: path) }
         }
     }
 }
