@@ -206,4 +206,26 @@ struct RemoteCommandCenterTests {
         #expect(try published()["changeVolume"]?["volume"] == 0.25, "the owner's new value, without a change")
         #expect(try published() == center.capabilitiesDocument)
     }
+
+    @Test("made again entry by entry, the document is byte for byte the generic writer's, through every change")
+    func publishedBytesAreTheDocuments() {
+        let center = RemoteCommandCenter()
+        func same(_ step: String) {
+            #expect(center.capabilitiesDocumentBytes == center.capabilitiesDocument.jsonBytes, "\(step)")
+        }
+        same("at the start")
+        center.addHandler(for: .pause) { _ in .success }
+        same("a handler added")
+        center.setCurrentPlaybackRate(1.5)
+        same("a rate")
+        center.setNowPlaying(isItemLoaded: true, isLiveStream: false)
+        same("an item loaded")
+        center.setEnabled(false, for: .pause)
+        same("disabled")
+        center.setParameter("isActive", true, for: .like)
+        same("a parameter")
+        center.setCurrentPlaybackRate(0)
+        center.setNowPlaying(isItemLoaded: false, isLiveStream: false)
+        same("back as it was")
+    }
 }

@@ -14,6 +14,9 @@ public struct JSONByteWriter: Sendable {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// A value already written (`jsonBytes` or this writer's), copied as it is.
+    public mutating func raw(encoded value: [UInt8]) { bytes.append(contentsOf: value) }
+
     public mutating func string(_ value: String) { JSONValue.writeString(value, to: &bytes) }
 
     public mutating func string(_ value: String?) {

@@ -22,6 +22,10 @@ public final class RemoteCommandCenter: Sendable {
     /// The table, by name; fixed at init, so it is read without the lock.
     private let commands: [String: any AnyRemoteCommand]
     private let order: [String]
+    /// The names as the document's keys are written (sorted, as `jsonBytes` writes an object's keys).
+    private let sortedNames: [String]
+    /// What each command's parameters are under the node's configuration, which is fixed at init.
+    private let staticParameters: [String: [String: JSONValue]]
 
     struct State {
         var slots: [String: CommandSlot] = [:]
@@ -32,6 +36,9 @@ public final class RemoteCommandCenter: Sendable {
         var shown = CommandCenterState()
         var nextToken: UInt64 = 1
         var rendered: Rendered?
+        /// Each command's entry as last written: a play or a pause changes a few entries of some forty, and
+        /// only those are written again.
+        var renderedEntries: [String: (entry: [String: JSONValue], bytes: [UInt8])] = [:]
     }
 
     /// The last document made, with what it was made from.
@@ -47,6 +54,8 @@ public final class RemoteCommandCenter: Sendable {
         (changes, changeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.commands = Dictionary(uniqueKeysWithValues: commands.map { ($0.name, $0) })
         self.order = commands.map(\.name)
+        sortedNames = commands.map(\.name).sorted()
+        staticParameters = Dictionary(uniqueKeysWithValues: commands.map { ($0.name, $0.parameters(capabilities)) })
         var initial = State()
         for command in commands {
             initial.slots[command.name] = command.makeSlot()
@@ -165,7 +174,7 @@ public final class RemoteCommandCenter: Sendable {
             if let rendered = state.rendered, rendered.revision == revision, rendered.sourced == sourced {
                 return rendered.bytes
             }
-            let bytes = document(in: state, sourced: sourced).jsonBytes
+            let bytes = documentBytes(in: &state, sourced: sourced)
             state.rendered = Rendered(revision: revision, sourced: sourced, bytes: bytes)
             return bytes
         }
@@ -173,15 +182,40 @@ public final class RemoteCommandCenter: Sendable {
 
     private func document(in state: State, sourced: [String: [String: JSONValue]]) -> JSONValue {
         var document: [String: JSONValue] = [:]
-        for name in order {
-            guard let command = commands[name] else { continue }
-            var entry = command.parameters(capabilities)
-            entry.merge(state.parameters[name] ?? [:]) { _, dynamic in dynamic }
-            if let shown = sourced[name] { entry.merge(shown) { _, shown in shown } }
-            entry["enabled"] = .bool(isShownEnabled(name, in: state))
-            document[name] = .object(entry)
+        for name in order where commands[name] != nil {
+            document[name] = .object(entry(name, in: state, sourced: sourced))
         }
         return .object(document)
+    }
+
+    private func entry(_ name: String, in state: State, sourced: [String: [String: JSONValue]]) -> [String: JSONValue] {
+        var entry = staticParameters[name] ?? [:]
+        entry.merge(state.parameters[name] ?? [:]) { _, dynamic in dynamic }
+        if let shown = sourced[name] { entry.merge(shown) { _, shown in shown } }
+        entry["enabled"] = .bool(isShownEnabled(name, in: state))
+        return entry
+    }
+
+    /// `document(...).jsonBytes`, with the entries that did not change since the last one copied as written.
+    private func documentBytes(in state: inout State, sourced: [String: [String: JSONValue]]) -> [UInt8] {
+        var out = JSONByteWriter(capacity: state.rendered?.bytes.count ?? 2048)
+        out.raw("{")
+        for (index, name) in sortedNames.enumerated() {
+            let entry = entry(name, in: state, sourced: sourced)
+            let written: [UInt8]
+            if let last = state.renderedEntries[name], last.entry == entry {
+                written = last.bytes
+            } else {
+                written = JSONValue.object(entry).jsonBytes
+                state.renderedEntries[name] = (entry, written)
+            }
+            if index > 0 { out.raw(",") }
+            out.string(name)
+            out.raw(":")
+            out.raw(encoded: written)
+        }
+        out.raw("}")
+        return out.bytes
     }
 
     // MARK: - Answering
