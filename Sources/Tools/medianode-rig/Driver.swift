@@ -12,8 +12,9 @@ struct WatchedNode {
     var volume: JSONValue?
     /// The node's last `P/metrics`, the newest by its timestamp.
     var metrics: JSONValue?
-    /// When a now playing or volume document last reached the driver (an older copy turned away excepted).
-    var stateArrivedAt: ContinuousClock.Instant?
+    /// When a volume document last reached the driver. (A now-playing document tells by its `timestamp`
+    /// when the node made it, which says more: a cluster member may deliver one made long before.)
+    var volumeArrivedAt: ContinuousClock.Instant?
     /// Whether the node's now playing and volume reached the driver live, as the node published them.
     var heardLive = false
     var waiting: [String: Waiter] = [:]
@@ -176,7 +177,6 @@ final class Driver: Sendable {
                 if let held = state[node]?.nowPlaying?["timestamp"]?.numberValue,
                    let arriving = value?["timestamp"]?.numberValue, arriving < held { return }
                 state[node]?.nowPlaying = value
-                state[node]?.stateArrivedAt = .now
                 if !message.retain { state[node]?.heardLive = true }
             }
         case "volume":
@@ -184,7 +184,7 @@ final class Driver: Sendable {
             watched.state.withLock { state in
                 guard Self.isCurrent(message, state[node]) else { return }
                 state[node]?.volume = value
-                state[node]?.stateArrivedAt = .now
+                state[node]?.volumeArrivedAt = .now
                 if !message.retain { state[node]?.heardLive = true }
             }
         case "metrics":

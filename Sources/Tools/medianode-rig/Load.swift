@@ -54,6 +54,7 @@ struct Load: Sendable {
             sequence += 1
             stats.sent()
             let sentAt = clock.now
+            let sentAtWallClock = Date().timeIntervalSince1970
             let id = "\(node)-\(sequence)"
             var answer: Answer?
             var attempts = 0
@@ -96,7 +97,10 @@ struct Load: Sendable {
                 // Nothing newer than the command has arrived: the broker still holds the state back (a
                 // cluster electing leaders delivers QoS 1 traffic late, replies sometimes first). That is
                 // late, not wrong, as long as it comes while a reply could still come.
-                let heardSince = view?.stateArrivedAt.map { $0 > sentAt } ?? false
+                // "Newer" by when the node made it: a document made before the command and delivered after
+                // it (a cluster member catching up) says nothing about the command's effect.
+                let madeSince = view?.nowPlaying?["timestamp"]?.numberValue.map { $0 >= sentAtWallClock } ?? false
+                let heardSince = madeSince || (view?.volumeArrivedAt.map { $0 > sentAt } ?? false)
                 guard clock.now < settleBy || (!heardSince && clock.now < staleBy) else { break }
                 try? await Task.sleep(for: .milliseconds(20))
             }
