@@ -6,8 +6,15 @@ import Playback
 extension GStreamerEngine {
     /// How often the tail watch looks at the pipeline, how long the position must stand still to count
     /// as the end, and how long a state change may hang before the engine reopens the item.
+    ///
+    /// A sink reports no position past the last buffer it rendered, so a streaming thread starved of the
+    /// CPU for a moment (a loaded machine) stands the position still too. Near the end, or with no duration
+    /// to compare, a short stall is the end; more than `tailNearEndSeconds` short of a known duration it
+    /// must last `tailStallPollsShortOfEnd`, or a busy moment would cut the rest of the item.
     static let tailPollMilliseconds = 100
     static let tailStallPolls = 3
+    static let tailStallPollsShortOfEnd = 30
+    static let tailNearEndSeconds = 1.0
     static let tailWedgedPolls = 10
 
     /// playbin opened the next item during the gapless switch and that failed. playbin keeps the current
@@ -49,10 +56,14 @@ extension GStreamerEngine {
                 continue
             }
             let atEnd = duration > 0 && position >= duration - 20_000_000
+            let shortOfEnd = duration > 0 && position < duration - GStreamer.clockTime(seconds: Self.tailNearEndSeconds)
             stalledPolls = position == lastPosition ? stalledPolls + 1 : 0
             lastPosition = position
-            if atEnd || stalledPolls >= Self.tailStallPolls {
-                logger.debug("audio: the item after \(token) failed to open; ending \(token) after its tail")
+            if atEnd || stalledPolls >= (shortOfEnd ? Self.tailStallPollsShortOfEnd : Self.tailStallPolls) {
+                let known = duration > 0 ? "\(Double(duration) / 1e9) s" : "an unknown duration"
+                let why = atEnd ? "at its end" : "still for \(stalledPolls * Self.tailPollMilliseconds) ms"
+                logger.debug(
+                    "audio: the item after \(token) failed to open; ending \(token) after its tail, at \(Double(position) / 1e9) s of \(known), \(why)")
                 pipeline.report(.endOfStream(token))
                 return
             }
