@@ -212,5 +212,12 @@ extension RealEngineCommandTests.AnnouncementTests {
         #expect(ended["reason"] == "cancelled" && seconds < 1, "\(ended.jsonString) after \(seconds) s")
         #expect(Self.downloadsLeft(node).isEmpty, "nothing left: \(Self.downloadsLeft(node))")
         #expect(abs(ratioInDecibels((levels.min() ?? 0) / before)) < 1, "the music was never lowered")
+
+        // The folder the download was made in is the node's own: it goes with the node.
+        let folder = node.node.announcementDownloads.path
+        #expect(FileManager.default.fileExists(atPath: folder), "the download was made in \(folder)")
+        await node.node.shutdown()
+        await node.task.value
+        #expect(!FileManager.default.fileExists(atPath: folder), "\(folder) is left after the node stopped")
     }
 }

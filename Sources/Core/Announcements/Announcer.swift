@@ -148,7 +148,8 @@ public actor Announcer: Service {
 
     /// Plays announcements until shutdown, which stops the one playing and drops the waiting ones (each
     /// ends `cancelled`). The music is not given back then: the audio stops right after, and the resume
-    /// store saves it as it stands.
+    /// store saves it as it stands. The downloads folder is this node's alone, so it goes too: a download
+    /// the shutdown cut short is never played, and a daemon restarted every day would leave one a day.
     public func run() async throws {
         try? await cancelWhenGracefulShutdown {
             for await _ in self.wakes {
@@ -157,6 +158,7 @@ public actor Announcer: Service {
             }
         }
         cancelAll()
+        try? FileManager.default.removeItem(at: fetcher.directory)
     }
 
     /// Plays every waiting announcement, then gives the music back.
