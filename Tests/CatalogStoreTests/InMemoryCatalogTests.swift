@@ -34,6 +34,15 @@ struct InMemoryCatalogTests {
         #expect(try await state.savedVolume() == 0.4)
         #expect(!state.isNew)
 
+        // A copy of an empty one, as the rig makes for each node, starts empty and keeps its own.
+        let template = try NodeStateFile.inMemory(beside: memory)
+        let copies = try (0..<2).map { _ in try NodeStateFile.inMemory(copying: template, beside: memory) }
+        #expect(try await copies[0].savedVolume() == nil)
+        try await copies[0].write(NodeStateChanges(volume: 0.7))
+        #expect(try await copies[0].savedVolume() == 0.7)
+        #expect(try await copies[1].savedVolume() == nil, "a write to one copy reached another")
+        #expect(try await template.savedVolume() == nil, "a write to a copy reached the template")
+
         // Nothing was written where the copies stand.
         let files = try FileManager.default.contentsOfDirectory(atPath: temp.directory.path)
         #expect(!files.contains { $0.hasPrefix("node-1") }, "\(files)")

@@ -92,12 +92,13 @@ final class Fleet: Sendable {
         members.reserveCapacity(nodeIDs.count)
         let original = storage == .memory ? try CatalogDatabase(path: template, integrityCheck: .skipped) : nil
         defer { try? original?.close() }
+        let originalState = try original.map { try NodeStateFile.inMemory(beside: $0) }
         for (configuration, transport, logger, metrics) in connections {
             let catalog: CatalogDatabase
             let stateFile: NodeStateFile
-            if let original {
+            if let original, let originalState {
                 catalog = try CatalogDatabase.inMemory(copying: original, standingFor: configuration.databasePath, logger: logger)
-                stateFile = try NodeStateFile.inMemory(beside: catalog)
+                stateFile = try NodeStateFile.inMemory(copying: originalState, beside: catalog)
             } else {
                 // Written a moment ago by this process: the full check would only slow a large rig's start.
                 catalog = try CatalogDatabase(path: configuration.databasePath, integrityCheck: .skipped, logger: logger)

@@ -107,6 +107,15 @@ public final class NodeStateFile: Sendable {
         return NodeStateFile(memory: memory, standingFor: path(besideCatalog: catalog.path))
     }
 
+    /// A state held in memory as `inMemory(beside:)` makes, copied from `template` (one made so and not yet
+    /// written): the copy takes its pages, where migrating each node's anew compiled every statement of the
+    /// schema again, a tenth of a 1,000-node rig's start.
+    public static func inMemory(copying template: NodeStateFile, beside catalog: CatalogDatabase) throws -> NodeStateFile {
+        let memory = try DatabaseQueue()
+        try template.queue.backup(to: memory)
+        return NodeStateFile(memory: memory, standingFor: path(besideCatalog: catalog.path))
+    }
+
     static func open(path: String) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(2)
