@@ -128,6 +128,30 @@ struct ListeningHistoryStoreTests {
         #expect(try await database.childCount(of: Self.favorites) == 0)
     }
 
+    @Test("with nothing played or marked the lists stay empty, and a row left in one is still taken out")
+    func emptyHistory() async throws {
+        let temp = try TemporaryCatalog("history-empty")
+        defer { temp.remove() }
+        let database = try temp.open()
+        let (_, tracks) = try await Self.catalog(database, tracks: 2)
+        try await database.listListeningHistory(itemsChanged: false)
+        #expect(try await database.listed(in: Self.recent).isEmpty)
+        #expect(try await database.listed(in: Self.favorites).isEmpty)
+
+        // A row no play stands behind (as a history cleared outside the node would leave) goes at the next listing.
+        try await database.pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO child (parent, position, identifier, itemRowid)
+                SELECT ?, 0, identifier, rowid FROM item WHERE identifier = ?
+                """, arguments: [Self.recent, tracks[0]])
+            try db.execute(sql: "UPDATE item SET childCount = 1 WHERE identifier = ?", arguments: [Self.recent])
+        }
+        #expect(try await database.listed(in: Self.recent) == [tracks[0]])
+        try await database.listListeningHistory(itemsChanged: false)
+        #expect(try await database.listed(in: Self.recent).isEmpty)
+        #expect(try await database.childCount(of: Self.recent) == 0)
+    }
+
     @Test("an item a refresh drops leaves both lists, and comes back into them with its source")
     func followsRefreshes() async throws {
         let temp = try TemporaryCatalog("history-refresh")

@@ -62,6 +62,9 @@ extension CatalogDatabase {
     /// back returns, each under its current row). `itemsChanged`: some items' fields changed too, which the
     /// lists show, so both are republished where their documents differ.
     public func listListeningHistory(itemsChanged: Bool = false) async throws {
+        // Every start lists both sections again; with nothing played or marked and neither section listing
+        // anything, one read says so where the relisting compiled five statements in a write transaction.
+        if !itemsChanged, try await pool.read(Self.hasNothingToList) { return }
         let diff = try await pool.write { db -> CatalogDiff in
             var diff = CatalogDiff()
             for (section, _) in Self.listeningSections { diff.merge(try Self.relist(section, in: db)) }
@@ -79,6 +82,16 @@ extension CatalogDatabase {
     }
 
     // MARK: - Inside a transaction
+
+    /// True when no play, like or bookmark is kept and neither section lists an item: relisting would
+    /// leave both as they are.
+    static func hasNothingToList(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: """
+            SELECT NOT EXISTS (SELECT 1 FROM recent_play)
+                AND NOT EXISTS (SELECT 1 FROM feedback WHERE liked OR bookmarked)
+                AND NOT EXISTS (SELECT 1 FROM child WHERE parent IN (?, ?))
+            """, arguments: [ContentItem.Section.recent, ContentItem.Section.favorites]) ?? false
+    }
 
     /// Rewrites a section's child rows from its source rows, keeping only playable items the catalog holds;
     /// an empty diff when the rows are already those.
