@@ -52,6 +52,31 @@ extension GStreamerAudioTests {
             #expect(resumed.riffSizeIsConsistent)
         }
 
+        /// A pause that comes while playbin is still on its way to PLAYING (a phone call right after play) once
+        /// lost to playbin finishing the play after it: the music went on under a node that said it was held.
+        @Test("a pause right after play holds, however soon it comes, in every one of many rounds")
+        func pauseRightAfterPlay() async throws {
+            let harness = try EngineHarness("pause-after-play")
+            defer { harness.removeFiles() }
+            let tone = try await harness.tone(660, seconds: 30)
+            var leaks: [String] = []
+            for round in 0..<24 {
+                let token = PlaybackToken(UInt64(round + 1))
+                try await harness.engine.load(uri: tone.path, token: token, startAt: nil)
+                // Half the rounds play while the load still prerolls, half once it has.
+                if round % 2 == 1 { try await harness.facts.wait(for: .stateChanged(.paused, token)) }
+                try await harness.engine.play()
+                if round % 3 == 2 { try await sleep(seconds: 0.002) }
+                try await harness.engine.pause()
+                try await sleep(seconds: 0.15)
+                let held = try harness.wav().duration
+                try await sleep(seconds: 0.35)
+                let grown = try harness.wav().duration - held
+                if grown > 0.05 { leaks.append("round \(round): \(String(format: "%.3f", grown)) s heard while paused") }
+            }
+            #expect(leaks.isEmpty, "\(leaks)")
+        }
+
         @Test("a flushing seek keeps the WAV valid and growing and moves the position")
         func seekKeepsTheFileValid() async throws {
             let harness = try EngineHarness("seek")

@@ -25,6 +25,7 @@ final class BusReader: @unchecked Sendable {
     private var onSwitchFailed: @Sendable (PlaybackToken) -> Void = { _ in }
     private var onSoundServerLost: @Sendable (String) -> Void = { _ in }
     private var onPlaying: @Sendable (PlaybackToken) -> Void = { _ in }
+    private var onUnorderedPlaying: @Sendable (PlaybackToken) -> Void = { _ in }
 
     // Bus-thread state.
     private var current: PlaybackToken?
@@ -49,15 +50,18 @@ final class BusReader: @unchecked Sendable {
     /// Starts the thread. `onGaplessSwitch` runs on the bus thread after a switch's streamStarted fact;
     /// `onSwitchFailed` after the item a switch went to failed, with the token still playing its tail;
     /// `onSoundServerLost` when a sound server's sink failed (once, until the engine has it back);
-    /// `onPlaying` instead of the playing fact, when the output is a sound server.
+    /// `onPlaying` instead of the playing fact, when the output is a sound server; `onUnorderedPlaying` instead
+    /// of it when playbin reached PLAYING though the engine's last order was PAUSED.
     func start(onGaplessSwitch: @escaping @Sendable (PlaybackToken) -> Void,
                onSwitchFailed: @escaping @Sendable (PlaybackToken) -> Void,
                onSoundServerLost: @escaping @Sendable (String) -> Void,
-               onPlaying: @escaping @Sendable (PlaybackToken) -> Void) {
+               onPlaying: @escaping @Sendable (PlaybackToken) -> Void,
+               onUnorderedPlaying: @escaping @Sendable (PlaybackToken) -> Void) {
         self.onGaplessSwitch = onGaplessSwitch
         self.onSwitchFailed = onSwitchFailed
         self.onSoundServerLost = onSoundServerLost
         self.onPlaying = onPlaying
+        self.onUnorderedPlaying = onUnorderedPlaying
         let thread = Thread { [self] in run() }
         thread.name = "medianode.audio.bus"
         thread.start()
@@ -174,6 +178,11 @@ final class BusReader: @unchecked Sendable {
         default: return  // READY and NULL are reported by the engine's own markers
         }
         guard state != lastState, let current else { return }
+        // Not news: the core holds the item, and the pause that follows brings playbin back to what it was told.
+        if state == .playing, !shared.state.withLock({ $0.ordersPlaying }) {
+            onUnorderedPlaying(current)
+            return
+        }
         lastState = state
         // A sound server plays what it was given some time after PLAYING (its latency): the engine reports
         // that once the audio is heard, so positions are anchored to what the listener hears.

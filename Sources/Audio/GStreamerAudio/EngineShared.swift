@@ -37,6 +37,10 @@ final class EngineShared: Sendable {
         /// The sound server is gone: the engine holds the item and tries the server again (see
         /// `GStreamerEngine+SoundServer`); the errors its sink posts meanwhile are its consequence.
         var soundServerLost = false
+        /// Whether the engine's last order to playbin was PLAYING. On a loaded machine playbin can finish a play
+        /// after a pause that came while it was completing, and play on under a core that holds the item: the bus
+        /// thread then reports nothing, and the engine pauses it again.
+        var ordersPlaying = false
     }
 
     let state = Mutex(State())

@@ -105,7 +105,7 @@ extension GStreamerEngine {
             pipeline.shared.stage.loaded(token)
             pipeline.shared.soundServer?.naming.loaded(token)
             mn_object_set_string(pipeline.playbin, "uri", uri)
-            let opened = gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE
+            let opened = order(GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE
                 && waitForSteadyState(seconds: 5)
             // A live stream takes no seek: it goes on live.
             if opened, loss.position > 0 || rate != 1 { _ = flushingSeek(to: loss.position, rate: rate, waitSeconds: 5) }

@@ -85,7 +85,7 @@ extension GStreamerEngine {
         successor = nil
         pipeline.post(.loaded(token))
         mn_object_set_string(pipeline.playbin, "uri", uri)
-        guard gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE else { return }
+        guard order(GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE else { return }
         if position > 0 || rate != 1.0 {
             _ = waitForSteadyState(seconds: 5)
             _ = gst_element_seek(
@@ -94,7 +94,7 @@ extension GStreamerEngine {
             _ = waitForSteadyState(seconds: 5)
         }
         if target == GST_STATE_PLAYING {
-            gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING)
+            order(GST_STATE_PLAYING)
             applyPendingAudioStream()
         }
     }

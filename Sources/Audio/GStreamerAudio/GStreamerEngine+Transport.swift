@@ -41,7 +41,7 @@ extension GStreamerEngine {
             soundServerLoss = loss
             throw AudioError(.device, loss.reason)
         }
-        guard gst_element_set_state(playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE else {
+        guard order(GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE else {
             // A sound server that does not answer is no fault of the item.
             try checkSoundServer(heldAt: seconds.map { max(0, $0) } ?? 0)
             // A missing file fails here and now; saying so lets the caller skip it in the same step
@@ -75,7 +75,7 @@ extension GStreamerEngine {
             pipeline.shared.state.withLock { $0.outputError = nil }
             throw AudioError(.device, lost)
         }
-        if gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+        if order(GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             if let lost = pipeline.shared.state.withLock({ $0.outputError }) { throw AudioError(.device, lost) }
             try checkSoundServer(heldAt: nil)
             // The item failed while prerolling (its error may still be on the bus): it cannot play.
@@ -87,8 +87,40 @@ extension GStreamerEngine {
     public func pause() async throws(AudioError) {
         try checkLoaded()
         guard soundServerLoss == nil else { return }  // nothing plays; the item is held where it was
-        if gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE {
+        if order(GST_STATE_PAUSED) == GST_STATE_CHANGE_FAILURE {
             throw AudioError(.engine, "the pipeline refused to pause")
+        }
+        if let played = playOrderedAt, ContinuousClock.now - played < Self.pauseRaceWindow { holdPauseAfterPlay() }
+    }
+
+    /// How soon after a play a pause can lose to it.
+    static let pauseRaceWindow = Duration.milliseconds(300)
+
+    /// A pause that comes while a play is completing can lose to it inside the sink: on a loaded machine every
+    /// element then says PAUSED and the position stands still, yet buffers go on being rendered and heard (a
+    /// phone call right after play, with the music going on under it). A flushing seek to where the item
+    /// stands makes the sink preroll again, which ends that; once more a moment later, for a play that
+    /// completes after the first.
+    private func holdPauseAfterPlay() {
+        prerollAgainHere()
+        let orders = ordersGiven, token = loaded
+        Task {
+            try? await Task.sleep(for: .milliseconds(150))
+            guard ordersGiven == orders, loaded == token, !pipeline.isReleased else { return }
+            prerollAgainHere()
+        }
+    }
+
+    private func prerollAgainHere() {
+        // With the successor already opened a flushing seek lands in it (see `seek`); a play and a pause within
+        // the same moment of an item's last second are left as they are.
+        guard !isSwitchPending else { return }
+        var position: gint64 = -1
+        guard gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &position) != 0, position >= 0 else { return }
+        if gst_element_seek(
+            pipeline.playbin, rate, GST_FORMAT_TIME, mn_seek_flags_flush_accurate(),
+            GST_SEEK_TYPE_SET, position, GST_SEEK_TYPE_NONE, -1) != 0 {
+            seekIsSettling = true
         }
     }
 
@@ -216,12 +248,12 @@ extension GStreamerEngine {
         }
         pipeline.post(.loaded(token))
         mn_object_set_string(pipeline.playbin, "uri", uri)
-        guard gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
+        guard order(GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
               waitForSteadyState(seconds: 5),
               flushingSeek(to: seconds, rate: rate, waitSeconds: 5)
         else { return false }
         if target == GST_STATE_PLAYING {
-            gst_element_set_state(pipeline.playbin, GST_STATE_PLAYING)
+            order(GST_STATE_PLAYING)
             applyPendingAudioStream()
         }
         return true
@@ -236,7 +268,7 @@ extension GStreamerEngine {
         _ = gst_element_query_position(pipeline.playbin, GST_FORMAT_TIME, &nanoseconds)
         pendingAudioStream = chosenAudioStream()
         takeDownPlaybin()
-        guard gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
+        guard order(GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE,
               waitForSteadyState(seconds: 5)
         else { return }
         _ = flushingSeek(to: GStreamer.seconds(max(0, nanoseconds)), rate: rate, waitSeconds: 5)
@@ -286,6 +318,7 @@ extension GStreamerEngine {
     /// Takes playbin to NULL, which also ends any seek still prerolling: what prerolls next is another
     /// load (a slow server's item can take seconds), and waiting for it is not the seek's business.
     func takeDownPlaybin() {
+        pipeline.shared.state.withLock { $0.ordersPlaying = false }
         pipeline.stopPlaybin()
         seekIsSettling = false
         stateChangeStalled = false
@@ -305,6 +338,23 @@ extension GStreamerEngine {
         return result == GST_STATE_CHANGE_SUCCESS || result == GST_STATE_CHANGE_NO_PREROLL
     }
 
+    /// Tells playbin to go to `target` (PAUSED or PLAYING), noting the order first for the bus thread.
+    @discardableResult
+    func order(_ target: GstState) -> GstStateChangeReturn {
+        pipeline.shared.state.withLock { $0.ordersPlaying = target == GST_STATE_PLAYING }
+        ordersGiven &+= 1
+        if target == GST_STATE_PLAYING { playOrderedAt = .now }
+        return gst_element_set_state(pipeline.playbin, target)
+    }
+
+    /// playbin reached PLAYING after the engine told it PAUSED (see `EngineShared.State.ordersPlaying`).
+    func pauseAgain(_ token: PlaybackToken) {
+        guard loaded == token, !pipeline.isReleased, !pipeline.shared.state.withLock({ $0.ordersPlaying }) else { return }
+        logger.notice("audio: playbin went on to play \(token) after it was paused; pausing it again")
+        gst_element_set_state(pipeline.playbin, GST_STATE_PAUSED)
+        holdPauseAfterPlay()
+    }
+
     func checkAlive() throws(AudioError) {
         if pipeline.isReleased { throw AudioError(.engine, "the audio engine was shut down") }
     }
@@ -314,3 +364,4 @@ extension GStreamerEngine {
         if loaded == nil { throw AudioError(.engine, "nothing is loaded") }
     }
 }
+

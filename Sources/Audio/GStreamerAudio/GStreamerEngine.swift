@@ -41,6 +41,9 @@ public actor GStreamerEngine: AudioEngine {
     var soundServerLoss: SoundServerLoss?
     /// Where the current load was asked to start.
     var loadStart: Double?
+    /// How many PAUSED and PLAYING orders playbin was given, and when the last PLAYING was (see `order`).
+    var ordersGiven: UInt64 = 0
+    var playOrderedAt: ContinuousClock.Instant?
     var soundServerRetry: Task<Void, Never>?
     /// Watches an item held on a sound server (see `watchHeldStream`).
     var heldStreamWatch: Task<Void, Never>?
@@ -78,6 +81,10 @@ public actor GStreamerEngine: AudioEngine {
             onPlaying: { [weak self] token in
                 guard let self else { return }
                 Task { await self.reportPlayingOnceHeard(token) }
+            },
+            onUnorderedPlaying: { [weak self] token in
+                guard let self else { return }
+                Task { await self.pauseAgain(token) }
             })
     }
 
