@@ -309,7 +309,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "Downloads", "HTTPTransfer", "MediaNodeTesting", "catalog-import-child"],
+            dependencies: [
+                "CatalogStore", "Downloads", "HTTPTransfer", "MediaNodeTesting", "catalog-import-child",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,6 +1,8 @@
 import CatalogStore
 import ContentTree
 import Foundation
+import GRDB
+import GRDBSQLite
 import Testing
 
 /// The fleet rig's catalogs: a copy of one file held in memory by each node.
@@ -46,6 +48,35 @@ struct InMemoryCatalogTests {
         // Nothing was written where the copies stand.
         let files = try FileManager.default.contentsOfDirectory(atPath: temp.directory.path)
         #expect(!files.contains { $0.hasPrefix("node-1") }, "\(files)")
+        try memory.close()
+        try file.close()
+    }
+
+    @Test("a read between two browses does not make the browse compile its statement again")
+    func readsKeepCompiledStatements() async throws {
+        let temp = try TemporaryCatalog("in-memory-reads")
+        defer { temp.remove() }
+        let source = CatalogSource(kind: .local, location: "/music")
+        let file = try temp.open()
+        try await file.register(source)
+        try await file.replaceContent(of: source.identifier, with: albumSnapshot(source, [("One", ["a", "b"])]))
+        let memory = try CatalogDatabase.inMemory(copying: file, standingFor: temp.directory.appendingPathComponent("node.sqlite").path)
+        let album = "\(source.identifier)/One"
+
+        #expect(try await memory.children(of: album, offset: 0, limit: 10).items.map(\.title) == ["a", "b"])
+        // Reads of other kinds, between two pages: the item by its location, a position, the volume.
+        _ = try await memory.item(uri: "file:///nowhere.ogg")
+        _ = try await memory.playbackPosition(for: "\(album)/a")
+        _ = try await memory.savedVolume()
+        #expect(try await memory.children(of: album, offset: 1, limit: 10).items.map(\.title) == ["b"])
+
+        // A statement SQLite had to compile again counts it (GRDB's read on a queue sets and clears
+        // `PRAGMA query_only`, which expires every statement the connection holds).
+        let compiledAgain = try await memory.pool.writeWithoutTransaction { db in
+            let page = try db.cachedStatement(sql: CatalogDatabase.childPageSQL)
+            return sqlite3_stmt_status(page.sqliteStatement, SQLITE_STMTSTATUS_REPREPARE, 0)
+        }
+        #expect(compiledAgain == 0)
         try memory.close()
         try file.close()
     }

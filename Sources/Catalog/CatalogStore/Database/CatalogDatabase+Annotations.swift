@@ -46,7 +46,7 @@ extension CatalogDatabase {
     }
 
     public func playbackPosition(for identifier: String) async throws -> PlaybackPosition? {
-        try await pool.read { db in
+        try await read { db in
             try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT elapsed, duration, updatedAt FROM playback_position WHERE identifier = ?"),
                 arguments: [identifier]
@@ -71,7 +71,7 @@ extension CatalogDatabase {
     }
 
     public func feedback(for identifier: String) async throws -> ItemFeedback {
-        try await pool.read { db in try Self.feedback(identifier, in: db) }
+        try await read { db in try Self.feedback(identifier, in: db) }
     }
 
     /// Identifiers carrying a mark, most recently marked first (a "Bookmarks" or "Liked" list).
@@ -81,7 +81,7 @@ extension CatalogDatabase {
         case .dislike: "disliked"
         case .bookmark: "bookmarked"
         }
-        return try await pool.read { db in
+        return try await read { db in
             try String.fetchAll(
                 db, sql: "SELECT identifier FROM feedback WHERE \(column) ORDER BY updatedAt DESC LIMIT ?",
                 arguments: [limit])

@@ -7,7 +7,7 @@ import GRDB
 extension CatalogDatabase {
     /// The cached bytes for an artwork key, for publishing; nil if not cached.
     public func artwork(key: String) async throws -> ArtworkBlob? {
-        try await pool.read { db in
+        try await read { db in
             try Row.fetchOne(db, sql: "SELECT mimeType, bytes FROM artwork WHERE key = ?", arguments: [key])
                 .map { ArtworkBlob(key: key, mimeType: $0[0], data: $0[1]) }
         }
@@ -43,7 +43,7 @@ extension CatalogDatabase {
 
     /// Artwork URLs some item names but whose bytes are not cached yet, most referenced first.
     public func pendingArtworkURLs(limit: Int = 100) async throws -> [String] {
-        try await pool.read { db in
+        try await read { db in
             try String.fetchAll(
                 db,
                 sql: """

@@ -19,7 +19,7 @@ public struct StoredFeedChapters: Sendable, Hashable {
 extension CatalogDatabase {
     /// The chapters stored for the items of a source that came from a `podcast:chapters` URL, by item.
     public func storedFeedChapters(of sourceIdentifier: String) async throws -> [String: StoredFeedChapters] {
-        try await pool.read { db in
+        try await read { db in
             let lists = try Self.chapterLists(db.cachedStatement(sql: """
                 SELECT chapters.identifier, json_extract(entry.value, '$.startTime'), json_extract(entry.value, '$.title'),
                     chapters.url

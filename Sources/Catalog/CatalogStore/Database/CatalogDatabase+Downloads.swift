@@ -30,7 +30,7 @@ extension CatalogSchema {
 
 extension CatalogDatabase: DownloadStore {
     public func downloadRecords() async throws -> [DownloadRecord] {
-        try await pool.read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM download").compactMap { row -> DownloadRecord? in
                 guard let status = DownloadStatus(rawValue: row["status"]) else { return nil }
                 return DownloadRecord(
@@ -64,14 +64,14 @@ extension CatalogDatabase: DownloadStore {
     }
 
     public func containers(listing identifier: String) async throws -> Set<String> {
-        try await pool.read { db in
+        try await read { db in
             Set(try String.fetchAll(db, sql: "SELECT DISTINCT parent FROM child WHERE identifier = ?", arguments: [identifier]))
         }
     }
 
     public func newestEpisodes(perFeed count: Int) async throws -> [(identifier: String, url: String)] {
         guard count > 0 else { return [] }
-        return try await pool.read { db in
+        return try await read { db in
             // A feed lists its episodes newest first; a release date, when the feed gives one, wins.
             let feeds = try String.fetchAll(db, sql: "SELECT identifier FROM child WHERE parent = ? ORDER BY position",
                                             arguments: [ContentItem.Section.podcasts])
@@ -93,7 +93,7 @@ extension CatalogDatabase: DownloadStore {
 
     public func playedToEnd(among identifiers: [String]) async throws -> [String: String?] {
         guard !identifiers.isEmpty else { return [:] }
-        return try await pool.read { db in
+        return try await read { db in
             // Within 5 s of the end counts as the end, as a replay that starts over does.
             let rows = try Row.fetchAll(db, sql: """
                 SELECT position.identifier, item.releaseDate FROM playback_position AS position

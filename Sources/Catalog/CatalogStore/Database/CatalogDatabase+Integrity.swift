@@ -21,7 +21,7 @@ extension CatalogDatabase {
         let started = ContinuousClock.now
         let problems: [String]
         do {
-            problems = try await pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            problems = try await read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
         } catch where Self.isCorruption(error) {
             problems = ["\(error)"]
         } catch is CancellationError {

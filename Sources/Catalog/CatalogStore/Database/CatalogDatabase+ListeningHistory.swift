@@ -64,7 +64,7 @@ extension CatalogDatabase {
     public func listListeningHistory(itemsChanged: Bool = false) async throws {
         // Every start lists both sections again; with nothing played or marked and neither section listing
         // anything, one read says so where the relisting compiled five statements in a write transaction.
-        if !itemsChanged, try await pool.read(Self.hasNothingToList) { return }
+        if !itemsChanged, try await read(Self.hasNothingToList) { return }
         let diff = try await pool.write { db -> CatalogDiff in
             var diff = CatalogDiff()
             for (section, _) in Self.listeningSections { diff.merge(try Self.relist(section, in: db)) }
@@ -76,7 +76,7 @@ extension CatalogDatabase {
 
     /// The identifiers a section lists now, in order.
     public func listed(in section: String) async throws -> [String] {
-        try await pool.read { db in
+        try await read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM child WHERE parent = ? ORDER BY position", arguments: [section])
         }
     }

@@ -6,7 +6,7 @@ import GRDB
 extension CatalogDatabase {
     /// The local-scan records of a source, keyed by path.
     public func localFiles(of sourceIdentifier: String) async throws -> [String: LocalFileRecord] {
-        try await pool.read { db in
+        try await read { db in
             var records: [String: LocalFileRecord] = [:]
             let chapters = try Self.chapterLists(db.cachedStatement(sql: """
                 SELECT file.path, json_extract(entry.value, '$.startTime'), json_extract(entry.value, '$.title'), NULL

@@ -75,7 +75,7 @@ public enum StoredMeasurement: Sendable, Equatable {
 extension CatalogDatabase {
     /// Local playables with no loudness row yet, in catalog order, at most `limit`.
     public func unmeasuredFiles(limit: Int) async throws -> [UnmeasuredFile] {
-        try await pool.read { db in
+        try await read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT item.uri, min(item.duration) FROM item LEFT JOIN loudness ON loudness.uri = item.uri
                 WHERE item.isPlayable AND item.uri LIKE 'file:%' AND loudness.uri IS NULL
@@ -133,7 +133,7 @@ extension CatalogDatabase {
     /// Which of `uris` have a loudness row (measured, tagged or found to have none).
     public func loudnessRows(among uris: [String]) async throws -> Set<String> {
         guard !uris.isEmpty else { return [] }
-        return try await pool.read { db in
+        return try await read { db in
             var known = Set<String>()
             let statement = try db.cachedStatement(sql: "SELECT uri FROM loudness WHERE uri = ?")
             for uri in uris where try String.fetchOne(statement, arguments: [uri]) != nil { known.insert(uri) }

@@ -13,7 +13,7 @@ extension CatalogSchema {
 extension CatalogDatabase {
     /// The listener's volume from an earlier run; nil on a fresh file.
     public func savedVolume() async throws -> Double? {
-        try await pool.read { db in try NodeSettingRows.volume(db) }
+        try await read { db in try NodeSettingRows.volume(db) }
     }
 
     public func saveVolume(_ level: Double) async throws {

@@ -82,7 +82,7 @@ extension CatalogDatabase {
     /// The play state an earlier run saved; nil when none was. A row that cannot be read is an error, for
     /// the caller to log and start stopped.
     public func savedPlayState() async throws -> SavedPlayState? {
-        try await pool.read { db in try PlayStateRows.read(db) }
+        try await read { db in try PlayStateRows.read(db) }
     }
 
     /// Saves the play state in one transaction; the queue's rows only when `queueChanged`.

@@ -14,7 +14,7 @@ extension CatalogDatabase {
     /// The retained topics recorded as published and not cleared since: what the broker may still hold
     /// from an earlier run, so the node can clear what it no longer publishes.
     public func rememberedRetainedTopics() async throws -> Set<String> {
-        try await pool.read { db in Set(try String.fetchAll(db, sql: "SELECT topic FROM retained_topic")) }
+        try await read { db in Set(try String.fetchAll(db, sql: "SELECT topic FROM retained_topic")) }
     }
 
     /// Records topics published (`added`) and cleared (`removed`) in one transaction.

@@ -68,14 +68,14 @@ extension CatalogDatabase {
 
     /// Every registered source.
     public func sources() async throws -> [CatalogSource] {
-        try await pool.read { db in
+        try await read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM source ORDER BY rank, identifier")
                 .compactMap { try Self.source($0, in: db) }
         }
     }
 
     public func syncState(for sourceIdentifier: String) async throws -> SourceSyncState {
-        try await pool.read { db in try Self.syncState(sourceIdentifier, in: db) }
+        try await read { db in try Self.syncState(sourceIdentifier, in: db) }
     }
 
     /// Records a failed refresh; the source's content is left exactly as it was.
