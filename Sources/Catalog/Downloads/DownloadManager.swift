@@ -172,11 +172,18 @@ public final class DownloadManager: Sendable {
 
     /// Reconciles the folder with the rows, then works the queue until cancelled.
     public func run() async {
-        do {
-            try await restore()
-            await enforceQuota()
-        } catch {
-            logger.error("cannot read the downloads from the catalog: \(error)")
+        // In a task of its own, which ends with it: a task keeps the memory of its deepest call stack for as
+        // long as it runs (Swift's task allocator frees its slabs only at the end), and this one runs as long
+        // as the node. In a rig of 300 nodes, this start had each loop keep about 85 KB.
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                do {
+                    try await self.restore()
+                    await self.enforceQuota()
+                } catch {
+                    self.logger.error("cannot read the downloads from the catalog: \(error)")
+                }
+            }
         }
         await withTaskCancellationHandler {
             for await _ in wakeStream { startWaiting() }
