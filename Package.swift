@@ -248,8 +248,9 @@ let package = Package(
         .executableTarget(
             name: "medianode-rig",
             dependencies: [
-                "MediaNode", "MQTTTransport", "CatalogStore", "ContentTree", "Playback", "MediaJSON", "NodeMetrics",
+                "MediaNode", "MQTTTransport", "CatalogStore", "ContentTree", "Playback", "MediaJSON", "NodeMetrics", "CMalloc",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

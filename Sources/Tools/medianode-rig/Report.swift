@@ -116,6 +116,7 @@ struct RigReport {
     let storage: String
     /// Seconds at the start whose commands the reply and lag figures leave out.
     var warmup = 0.0
+    var memory: MemoryUse?
     /// The nodes' health, when they publish `P/metrics`.
     var health: FleetHealth?
 
@@ -165,7 +166,11 @@ struct RigReport {
             "warmupSeconds": .number(warmup),
             "brokers": .number(Double(brokers)), "durationSeconds": .number(duration), "rate": .number(rate),
             "problems": .array(stats.problems.map(JSONValue.string)),
-        ]).adding("metrics", health?.json)
+        ]).adding("metrics", health?.json).adding("heapMiB", memory.map { .object([
+            "allocated": .number(Self.rounded($0.heapMiB, 10)), "sqlite": .number(Self.rounded($0.sqliteMiB, 10)),
+            "catalogPages": .number(Self.rounded($0.catalogPagesMiB, 10)),
+            "compiledStatements": .number(Self.rounded($0.statementsMiB, 10)), "schemas": .number(Self.rounded($0.schemasMiB, 10)),
+        ]) })
     }
 
     var text: String {
@@ -183,6 +188,12 @@ struct RigReport {
                    usage.threads, usage.descriptors),
             "  catalogs    \(storage == "memory" ? "in memory, one copy per node" : "a file per node")",
         ]
+        if let memory {
+            let perNode = { (mebibytes: Double) in String(format: "%.0f", mebibytes * 1024 / Double(nodes)) }
+            lines.append("  heap KiB    per node: \(perNode(memory.heapMiB)) allocated, of it SQLite \(perNode(memory.sqliteMiB))"
+                + " (catalog pages \(perNode(memory.catalogPagesMiB)), compiled statements \(perNode(memory.statementsMiB)),"
+                + " schemas \(perNode(memory.schemasMiB)))")
+        }
         if let health {
             let commands = health.summary["commands"]?.objectValue ?? [:]
             let counts = commands.keys.sorted().map { "\($0) \(Int(commands[$0]?.numberValue ?? 0))" }.joined(separator: ", ")

@@ -137,7 +137,8 @@ struct MedianodeRig: AsyncParsableCommand {
         let usage = ProcessUsage.now()
         var report = RigReport(
             nodes: nodes, online: driver.saidOnlineCount, stats: progress.stats.snapshot(), startSeconds: startSeconds,
-            usage: usage, brokers: brokers.count, duration: duration, rate: rate, storage: storage.rawValue, warmup: warmup)
+            usage: usage, brokers: brokers.count, duration: duration, rate: rate, storage: storage.rawValue, warmup: warmup,
+            memory: MemoryUse.measure(fleet))
         if metricsInterval > 0 {
             report.health = FleetHealth(
                 latest: driver.latestMetrics, interval: metricsInterval, now: Date(),
