@@ -80,4 +80,30 @@ struct InMemoryCatalogTests {
         try memory.close()
         try file.close()
     }
+
+    @Test("a copy keeps the page size of its file (the rig's template has pages of 1 KiB)")
+    func copyKeepsPageSize() async throws {
+        let temp = try TemporaryCatalog("in-memory-pages")
+        defer { temp.remove() }
+        let source = CatalogSource(kind: .local, location: "/music")
+        let written = try temp.open()
+        try await written.register(source)
+        try await written.replaceContent(of: source.identifier, with: albumSnapshot(source, [("One", ["a", "b"])]))
+        try await written.pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        try written.close()
+        let small = try DatabaseQueue(path: temp.path)
+        try await small.writeWithoutTransaction { db in
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+            try db.execute(sql: "PRAGMA page_size = 1024")
+            try db.execute(sql: "VACUUM")
+        }
+        try small.close()
+
+        let file = try temp.open()
+        let memory = try CatalogDatabase.inMemory(copying: file, standingFor: temp.directory.appendingPathComponent("node.sqlite").path)
+        #expect(try await memory.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 1024)
+        #expect(try await memory.children(of: "\(source.identifier)/One", offset: 0, limit: 10).items.map(\.title) == ["a", "b"])
+        try memory.close()
+        try file.close()
+    }
 }
