@@ -88,6 +88,14 @@ struct FleetRigTests {
         let answered = try #require(memory["answered"]?.numberValue)
         let timed = try #require(memory["replyMs"]?["count"]?.numberValue)
         #expect(answered >= 60 && timed > 0.3 * answered && timed < 0.7 * answered, "\(memory.jsonString)")
+        // Where the heap goes: the catalogs in memory hold all their pages (20 nodes of about 100 KiB), on
+        // files only what their writing connections read.
+        let heap = try #require(memory["heapMiB"]), fileHeap = try #require(file["heapMiB"])
+        let pages = try #require(heap["catalogPages"]?.numberValue), sqlite = try #require(heap["sqlite"]?.numberValue)
+        let allocated = try #require(heap["allocated"]?.numberValue)
+        #expect(pages > 20 * 0.05 && pages < sqlite && sqlite < allocated, "\(heap.jsonString)")
+        #expect((heap["compiledStatements"]?.numberValue ?? 0) > 0, "\(heap.jsonString)")
+        #expect((fileHeap["catalogPages"]?.numberValue ?? .infinity) < pages, "\(fileHeap.jsonString) \(heap.jsonString)")
     }
 
     @Test("with --metrics-interval every node reports, none is stale, and the report sums the fleet's counters")
