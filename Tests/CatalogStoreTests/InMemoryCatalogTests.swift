@@ -12,10 +12,7 @@ struct InMemoryCatalogTests {
     func copyInMemory() async throws {
         let temp = try TemporaryCatalog("in-memory")
         defer { temp.remove() }
-        let source = CatalogSource(kind: .local, location: "/music")
-        let file = try temp.open()
-        try await file.register(source)
-        try await file.replaceContent(of: source.identifier, with: albumSnapshot(source, [("One", ["a", "b"]), ("Two", ["c"])]))
+        let (file, source) = try await Self.catalog(in: temp, [("One", ["a", "b"]), ("Two", ["c"])])
         let track = "\(source.identifier)/One/a"
 
         let stands = temp.directory.appendingPathComponent("node-1.sqlite").path
@@ -56,10 +53,7 @@ struct InMemoryCatalogTests {
     func readsKeepCompiledStatements() async throws {
         let temp = try TemporaryCatalog("in-memory-reads")
         defer { temp.remove() }
-        let source = CatalogSource(kind: .local, location: "/music")
-        let file = try temp.open()
-        try await file.register(source)
-        try await file.replaceContent(of: source.identifier, with: albumSnapshot(source, [("One", ["a", "b"])]))
+        let (file, source) = try await Self.catalog(in: temp, [("One", ["a", "b"])])
         let memory = try CatalogDatabase.inMemory(copying: file, standingFor: temp.directory.appendingPathComponent("node.sqlite").path)
         let album = "\(source.identifier)/One"
 
@@ -85,10 +79,7 @@ struct InMemoryCatalogTests {
     func copyKeepsPageSize() async throws {
         let temp = try TemporaryCatalog("in-memory-pages")
         defer { temp.remove() }
-        let source = CatalogSource(kind: .local, location: "/music")
-        let written = try temp.open()
-        try await written.register(source)
-        try await written.replaceContent(of: source.identifier, with: albumSnapshot(source, [("One", ["a", "b"])]))
+        let (written, source) = try await Self.catalog(in: temp, [("One", ["a", "b"])])
         try await written.pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         try written.close()
         let small = try DatabaseQueue(path: temp.path)
@@ -105,5 +96,14 @@ struct InMemoryCatalogTests {
         #expect(try await memory.children(of: "\(source.identifier)/One", offset: 0, limit: 10).items.map(\.title) == ["a", "b"])
         try memory.close()
         try file.close()
+    }
+
+    /// A catalog file in `temp` with one local source holding `albums` (each a title and its tracks).
+    static func catalog(in temp: TemporaryCatalog, _ albums: [(String, [String])]) async throws -> (CatalogDatabase, CatalogSource) {
+        let source = CatalogSource(kind: .local, location: "/music")
+        let file = try temp.open()
+        try await file.register(source)
+        try await file.replaceContent(of: source.identifier, with: albumSnapshot(source, albums))
+        return (file, source)
     }
 }
