@@ -134,7 +134,16 @@ struct CatalogQueue: Sendable {
     }
 
     func queueItem(_ item: ContentItem, container: String?, resume: Bool) async throws -> QueueItem {
-        try await queueItems.queueItem(item, container: container, resume: resume)
+        try await queueItems.queueItem(item, container: container, resume: resume, heldAt: resume ? heldPlace(of: item) : nil)
+    }
+
+    /// Where the controller holds `item` paused. That place is the newest: the playback observers hand a pause's
+    /// place to the catalog only after the pause is answered, and on a loaded machine a playItem of the same
+    /// item right after it read the catalog first and started the item over.
+    func heldPlace(of item: ContentItem) -> PlaybackPosition? {
+        guard let (_, snapshot) = playback.latestSnapshot, snapshot.item?.identifier == item.identifier,
+              snapshot.state == .paused || snapshot.state == .interrupted else { return nil }
+        return PlaybackPosition(elapsed: snapshot.elapsed, duration: snapshot.duration ?? item.duration, updatedAt: snapshot.timestamp)
     }
 
     /// Resolves every identifier before inserting anything: one unknown identifier and nothing changes.

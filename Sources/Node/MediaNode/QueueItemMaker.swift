@@ -10,11 +10,14 @@ struct QueueItemMaker: Sendable {
     let catalog: (any ContentCatalog)?
     let downloads: DownloadManager?
 
-    /// A catalog item as the controller plays it; `resume` starts it where it was left (S31).
-    func queueItem(_ item: ContentItem, container: String?, resume: Bool) async throws -> QueueItem {
+    /// A catalog item as the controller plays it; `resume` starts it where it was left (S31): at `heldAt` when
+    /// the controller holds it paused there (newer than anything saved), else where the catalog says.
+    func queueItem(_ item: ContentItem, container: String?, resume: Bool, heldAt: PlaybackPosition? = nil) async throws -> QueueItem {
         let isLive = item.isStreamingContent && item.duration == nil
         var start: Double?
-        if resume, !isLive, let saved = try await catalog?.playbackPosition(for: item.identifier), saved.elapsed >= 1 {
+        var saved = heldAt
+        if resume, !isLive, saved == nil { saved = try await catalog?.playbackPosition(for: item.identifier) }
+        if resume, !isLive, let saved, saved.elapsed >= 1 {
             let duration = saved.duration ?? item.duration
             // A finished item starts over.
             if duration.map({ saved.elapsed < $0 - 5 }) ?? true { start = saved.elapsed }

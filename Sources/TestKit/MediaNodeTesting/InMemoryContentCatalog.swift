@@ -13,6 +13,7 @@ public final class InMemoryContentCatalog: ContentCatalog, Sendable {
         var feedback: [String: ItemFeedback] = [:]
         var subscribers: [AsyncStream<CatalogDiff>.Continuation] = []
         var unreadable: Set<String> = []
+        var saveDelay: Duration?
     }
 
     /// What reading an unreadable container throws, as a damaged file would.
@@ -119,7 +120,13 @@ public final class InMemoryContentCatalog: ContentCatalog, Sendable {
     }
 
     public func savePlaybackPosition(_ position: PlaybackPosition, for identifier: String) async throws {
+        if let delay = state.withLock({ $0.saveDelay }) { try await Task.sleep(for: delay) }
         state.withLock { $0.positions[identifier] = position }
+    }
+
+    /// Makes each later save of a position take `delay` before it holds (nil: at once), as a loaded machine may.
+    public func delaySaves(by delay: Duration?) {
+        state.withLock { $0.saveDelay = delay }
     }
 
     public func playbackPosition(for identifier: String) async throws -> PlaybackPosition? {
