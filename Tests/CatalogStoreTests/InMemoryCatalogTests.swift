@@ -75,6 +75,33 @@ struct InMemoryCatalogTests {
         try file.close()
     }
 
+    @Test("many catalogs in memory reading at once share about a thread per core, not a thread each")
+    func catalogsShareThreads() async throws {
+        let temp = try TemporaryCatalog("in-memory-threads")
+        defer { temp.remove() }
+        let (file, _) = try await Self.catalog(in: temp, [("One", ["a"])])
+        let catalogs = try (0..<48).map { index in
+            try CatalogDatabase.inMemory(copying: file, standingFor: temp.directory.appendingPathComponent("node-\(index).sqlite").path)
+        }
+        // Each read keeps its thread busy for 20 ms, so that dispatch, were each catalog's queue to overcommit as
+        // a GRDB queue of its own does, would give every one waiting a thread (48 here, 264 in a 10,000-node rig).
+        let threads = try await withThrowingTaskGroup(of: UInt.self) { group in
+            for catalog in catalogs {
+                group.addTask {
+                    try await catalog.pool.read { db in
+                        let until = DispatchTime.now().uptimeNanoseconds + 20_000_000
+                        while DispatchTime.now().uptimeNanoseconds < until { _ = try Int.fetchOne(db, sql: "SELECT 1") }
+                        return UInt(pthread_self())
+                    }
+                }
+            }
+            return try await group.reduce(into: Set<UInt>()) { $0.insert($1) }
+        }
+        #expect(threads.count <= 12, "\(threads.count) threads ran the reads of 48 catalogs")
+        for catalog in catalogs { try catalog.close() }
+        try file.close()
+    }
+
     @Test("a copy keeps the page size of its file (the rig's template has pages of 1 KiB)")
     func copyKeepsPageSize() async throws {
         let temp = try TemporaryCatalog("in-memory-pages")

@@ -79,7 +79,7 @@ public final class CatalogDatabase: Sendable {
     /// outlives the process. `path` names the file it stands for: downloads go in a folder beside it.
     public static func inMemory(copying source: CatalogDatabase, standingFor path: String,
                                 logger: Logger = Logger(label: "medianode.catalog")) throws -> CatalogDatabase {
-        let memory = try DatabaseQueue(configuration: configuration)
+        let memory = try DatabaseQueue(configuration: InMemoryDatabases.configuration(configuration))
         try source.pool.backup(to: memory)
         return CatalogDatabase(memory: memory, standingFor: path, logger: logger)
     }

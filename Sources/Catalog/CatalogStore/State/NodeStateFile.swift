@@ -102,7 +102,7 @@ public final class NodeStateFile: Sendable {
     /// A state held in memory, empty, beside a catalog in memory (`CatalogDatabase.inMemory`): for the fleet
     /// rig, whose nodes cannot each keep a file open. It is lost with the process.
     public static func inMemory(beside catalog: CatalogDatabase) throws -> NodeStateFile {
-        let memory = try DatabaseQueue()
+        let memory = try DatabaseQueue(configuration: InMemoryDatabases.configuration())
         try migrator.migrate(memory)
         return NodeStateFile(memory: memory, standingFor: path(besideCatalog: catalog.path))
     }
@@ -111,7 +111,7 @@ public final class NodeStateFile: Sendable {
     /// written): the copy takes its pages, where migrating each node's anew compiled every statement of the
     /// schema again, a tenth of a 1,000-node rig's start.
     public static func inMemory(copying template: NodeStateFile, beside catalog: CatalogDatabase) throws -> NodeStateFile {
-        let memory = try DatabaseQueue()
+        let memory = try DatabaseQueue(configuration: InMemoryDatabases.configuration())
         try template.queue.backup(to: memory)
         return NodeStateFile(memory: memory, standingFor: path(besideCatalog: catalog.path))
     }
