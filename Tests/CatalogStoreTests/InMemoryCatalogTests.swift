@@ -97,7 +97,7 @@ struct InMemoryCatalogTests {
             }
             return try await group.reduce(into: Set<UInt>()) { $0.insert($1) }
         }
-        #expect(threads.count <= 12, "\(threads.count) threads ran the reads of 48 catalogs")
+        #expect(threads.count <= 16, "\(threads.count) threads ran the reads of 48 catalogs")
         for catalog in catalogs { try catalog.close() }
         try file.close()
     }
