@@ -155,6 +155,9 @@ struct PlaybackControllerSeekingTests {
         #expect(await rig.controller.beginSeeking(forward: false) == .success)
         #expect(rig.engine.calls.last == .seek(25), "the first step is immediate")
         #expect(await rig.controller.snapshot.seeking == .backward)
+        // The step lands (the engine reports playing at 25) before the clock moves: a landing handled after
+        // it froze the place at 25 and the next step went to 20 (seen once in a loaded whole-suite run).
+        await rig.settle()
         await rig.eventually { rig.clock.sleeperCount == 1 }
         rig.clock.advance(by: 0.5)
         await rig.eventually { rig.engine.calls.last == .seek(20.5) }
