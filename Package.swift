@@ -299,7 +299,13 @@ let package = Package(
         ),
         .testTarget(
             name: "GStreamerAudioTests",
-            dependencies: ["GStreamerAudio", "MediaNodeTesting"],
+            dependencies: ["GStreamerAudio", "MediaNodeTesting", "speech-child"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "speech-child",
+            dependencies: ["GStreamerAudio", "Playback"],
+            path: "Tests/SpeechChild",
             swiftSettings: swiftSettings
         ),
         .executableTarget(

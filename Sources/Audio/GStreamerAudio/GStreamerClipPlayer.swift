@@ -107,7 +107,20 @@ private final class ClipRun: @unchecked Sendable {
         return playbin
     }
 
+    /// The espeak element starts eSpeak NG for the whole process in its first instance, with a guard that is not
+    /// thread-safe: a second instance made meanwhile on another thread read its voices and sample rate before
+    /// they were set (GLib's "g_value_array_copy: assertion 'value_array != NULL'") and crashed in its first
+    /// buffer. Two nodes in one process announcing at once did so. The first instance is made here, once, while
+    /// every other caller waits.
+    private static let speechStarted: Void = {
+        if let first = gst_element_factory_make("espeak", nil) {
+            gst_object_ref_sink(UnsafeMutableRawPointer(first))
+            gst_object_unref(UnsafeMutableRawPointer(first))
+        }
+    }()
+
     private static func speech(text: String, language: String?, sink: AudioSink) throws(AudioError) -> UnsafeMutablePointer<GstElement> {
+        _ = speechStarted
         let voice = try AudioSink.parseBin("espeak name=speech ! audioconvert ! audioresample")
         guard let pipeline = gst_pipeline_new("medianode-speech") else {
             mn_object_unref(voice)
