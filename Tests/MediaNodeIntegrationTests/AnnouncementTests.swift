@@ -269,9 +269,14 @@ extension RealEngineCommandTests {
             let wav = try node.wav()
             // The clip's place from the WAV itself, not from when its event reached this test.
             let span = try #require(wav.toneSpan(1500, from: announcedAt, threshold: 0.02), "the clip is not in the WAV")
-            let clip = wav.toneLevel(1500, from: span.start + 0.3, length: 0.5)
+            // The median of ten 50 ms windows: the level is the clip's, and a gap the loaded machine left in the
+            // WAV (a whole-suite run once measured 0.049 over the half second) is not.
+            let windows = stride(from: span.start + 0.3, to: span.start + 0.79, by: 0.05)
+                .map { wav.toneLevel(1500, from: $0, length: 0.05) }.sorted()
+            let clip = windows[windows.count / 2]
             let music = wav.toneLevel(440, from: span.start + 0.3, length: 0.5)
-            print(String(format: "announce muted: clip %.4f (0.5 of it: %.4f expected at volume 0.5), music %.5f", clip, 0.5 * 0.125, music))
+            print(String(format: "announce muted: clip %.4f (0.5 of it: %.4f expected at volume 0.5), music %.5f",
+                         clip, 0.5 * 0.125, music), "windows:", windows.map { String(format: "%.4f", $0) }.joined(separator: " "))
             // The clip's sine peaks at 0.5; volume 0.5 is heard as its cube, 0.125.
             #expect(abs(clip - 0.5 * 0.125) < 0.01, "the clip at its own level: \(clip)")
             #expect(music < 0.001, "the muted music stays silent: \(music)")
